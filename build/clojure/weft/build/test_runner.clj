@@ -1,0 +1,96 @@
+(ns weft.build.test-runner
+  "Runs every clojure.test namespace of a module and prints `N passed, N failed`.
+
+  Used by the `clojure-test` execution of exec-maven-plugin (see the parent pom). Counts
+  tests, not assertions, so its figures add up with Surefire's: a `deftest` passes when
+  none of its assertions failed or threw. A namespace that does not load counts as one
+  failed test. Before the tests it loads every source namespace with
+  `*warn-on-reflection*` on and fails one test per namespace that reflects.
+
+  System properties:
+    weft.test.dirs     test source directories (path-separator separated)
+    weft.test.src      main source directories, checked for reflection
+    weft.test.summary  file to write `passed failed` into, for ./weft test
+    weft.test.only     optional: run only namespaces whose name contains this string"
+  (:require [clojure.java.io :as io]
+            [clojure.string :as str]
+            [clojure.test :as t])
+  (:import (java.io File StringWriter)))
+
+(set! *warn-on-reflection* true)
+
+(defn- dirs [property]
+  (->> (str/split (or (System/getProperty property) "") (re-pattern File/pathSeparator))
+       (remove str/blank?)
+       (map io/file)
+       (filter #(.isDirectory ^File %))))
+
+(defn- namespaces
+  "Namespace symbols of the .clj files under `roots`, sorted, optionally only test files."
+  [roots test-files?]
+  (sort
+   (for [^File root roots
+         ^File f (file-seq root)
+         :let [path (str (.relativize (.toPath root) (.toPath f)))]
+         :when (and (.isFile f)
+                    (str/ends-with? path ".clj")
+                    (or (not test-files?) (str/ends-with? path "_test.clj")))]
+     (-> path
+         (str/replace #"\.clj$" "")
+         (str/replace File/separator ".")
+         (str/replace "_" "-")
+         symbol))))
+
+(defn- reflection-failures
+  "Loads each source namespace with reflection warnings on; returns {ns warning-text}."
+  [nss]
+  (into {}
+        (for [ns-sym nss
+              :let [err (StringWriter.)]
+              :when (do (binding [*err* err
+                                  *warn-on-reflection* true]
+                          (require ns-sym :reload))
+                        (str/includes? (str err) "Reflection warning"))]
+          [ns-sym (str err)])))
+
+(defn -main [& _]
+  (let [only (System/getProperty "weft.test.only")
+        test-nss (cond->> (namespaces (dirs "weft.test.dirs") true)
+                   only (filter #(str/includes? (str %) only)))
+        ran (atom #{})
+        failed (atom #{})
+        original-report t/report]
+    (doseq [[ns-sym warning] (try (reflection-failures (namespaces (dirs "weft.test.src") false))
+                                  (catch Throwable e
+                                    {'source-namespaces (str "a source namespace does not load: " e)}))]
+      (println (str "FAIL reflection in " ns-sym ":\n" warning))
+      (swap! ran conj [:reflection ns-sym])
+      (swap! failed conj [:reflection ns-sym]))
+    (binding [t/report (fn [m]
+                         (case (:type m)
+                           :begin-test-var (swap! ran conj (:var m))
+                           (:fail :error) (let [k (or (first t/*testing-vars*) [:namespace (ns-name *ns*)])]
+                                            (swap! ran conj k)
+                                            (swap! failed conj k))
+                           nil)
+                         (original-report m))]
+      (doseq [ns-sym test-nss]
+        (try
+          (require ns-sym)
+          (t/run-tests ns-sym)
+          (catch Throwable e
+            (println (str "ERROR loading " ns-sym ":"))
+            (.printStackTrace e (java.io.PrintWriter. *out* true))
+            (swap! ran conj [:load ns-sym])
+            (swap! failed conj [:load ns-sym])))))
+    (let [n-failed (count @failed)
+          n-passed (- (count @ran) n-failed)
+          line (str n-passed " passed, " n-failed " failed")]
+      (println)
+      (println line)
+      (when-let [summary (System/getProperty "weft.test.summary")]
+        (io/make-parents summary)
+        (spit summary (str n-passed " " n-failed "\n")))
+      (flush)
+      (shutdown-agents)
+      (System/exit (if (zero? n-failed) 0 1)))))
