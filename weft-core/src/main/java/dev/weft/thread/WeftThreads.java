@@ -1,0 +1,119 @@
+package dev.weft.thread;
+
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Named thread factories and executors that follow a {@link ThreadPolicy}.
+ *
+ * <p>Every thread weft starts is named {@code weft-<name>-<n>}, with {@code n} counting from 1
+ * per factory, so that thread dumps, JFR recordings and the lab's thread accounting show whose
+ * thread it is.
+ *
+ * <p>With a virtual policy an executor starts one virtual thread per task and never queues;
+ * with a platform policy it runs tasks on at most {@link #platformPoolSize()} daemon threads
+ * and queues the rest. Both are ordinary {@link ExecutorService}s: {@code close()} waits for
+ * submitted tasks to finish.
+ *
+ * <pre>{@code
+ * try (ExecutorService io = WeftThreads.executor("fetch")) {
+ *     Future<String> page = io.submit(() -> http.send(request, ofString()).body());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Memory consistency effects: as for {@link ExecutorService}, actions in a thread before
+ * submitting a task happen-before the task runs.
+ */
+public final class WeftThreads {
+
+    /**
+     * System property overriding {@link #platformPoolSize()}: a positive number of threads.
+     */
+    public static final String POOL_SIZE_PROPERTY = "weft.platform.threads";
+
+    private WeftThreads() {
+    }
+
+    /** A factory following the globally configured policy ({@link ThreadPolicy#configured()}). */
+    public static ThreadFactory factory(String name) {
+        return factory(name, ThreadPolicy.configured());
+    }
+
+    /**
+     * A factory for threads named {@code weft-<name>-<n>}. Virtual threads for a virtual policy;
+     * daemon platform threads otherwise. The factory itself does not bound anything: bounding is
+     * the executor's job.
+     *
+     * @throws IllegalArgumentException if {@code name} is blank or contains whitespace
+     */
+    public static ThreadFactory factory(String name, ThreadPolicy policy) {
+        String prefix = prefix(name);
+        Objects.requireNonNull(policy, "policy");
+        return policy.isVirtual()
+                ? Thread.ofVirtual().name(prefix, 1).factory()
+                : Thread.ofPlatform().name(prefix, 1).daemon(true).factory();
+    }
+
+    /** An executor following the globally configured policy ({@link ThreadPolicy#configured()}). */
+    public static ExecutorService executor(String name) {
+        return executor(name, ThreadPolicy.configured());
+    }
+
+    /**
+     * An executor whose threads are named {@code weft-<name>-<n>}: one new virtual thread per task
+     * under a virtual policy, or a pool of at most {@link #platformPoolSize()} daemon platform
+     * threads (idle ones end after 60 s) with an unbounded task queue under a platform policy.
+     *
+     * @throws IllegalArgumentException if {@code name} is blank or contains whitespace
+     */
+    public static ExecutorService executor(String name, ThreadPolicy policy) {
+        ThreadFactory factory = factory(name, policy);
+        if (policy.isVirtual()) {
+            return Executors.newThreadPerTaskExecutor(factory);
+        }
+        int size = platformPoolSize();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(
+                size, size, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
+        pool.allowCoreThreadTimeOut(true);
+        return pool;
+    }
+
+    /**
+     * The size of a platform pool: the value of {@value #POOL_SIZE_PROPERTY} when set, otherwise
+     * {@code max(8, 4 * availableProcessors)}, which keeps a 2-core machine's blocking tasks
+     * moving without letting a burst create hundreds of OS threads.
+     *
+     * @throws IllegalArgumentException if the property is set to anything but a positive integer
+     */
+    public static int platformPoolSize() {
+        String value = System.getProperty(POOL_SIZE_PROPERTY);
+        if (value == null || value.isBlank()) {
+            return Math.max(8, 4 * Runtime.getRuntime().availableProcessors());
+        }
+        try {
+            int n = Integer.parseInt(value.strip());
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException ignored) {
+            // reported below with the fix
+        }
+        throw new IllegalArgumentException("system property " + POOL_SIZE_PROPERTY + "=" + value
+                + " is not a positive number of threads; set it to e.g. 16 or leave it unset");
+    }
+
+    private static String prefix(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank() || name.chars().anyMatch(Character::isWhitespace)) {
+            throw new IllegalArgumentException("thread name \"" + name
+                    + "\" must be non-blank and without spaces, e.g. \"fetch\" (threads are named weft-<name>-<n>)");
+        }
+        return "weft-" + name + "-";
+    }
+}
