@@ -1,0 +1,53 @@
+(ns weft.lab.scenario
+  "Helpers for lab scenarios written in Clojure.
+
+  A Clojure scenario is a function of one argument, a `dev.weft.lab.ScenarioContext`,
+  registered with `run=clojure:<ns>/<fn>` in `META-INF/weft/scenarios/<name>.properties`.
+  These helpers wrap the context's Java API in Clojure terms."
+  (:import (dev.weft.lab Mode ScenarioContext)))
+
+(set! *warn-on-reflection* true)
+
+(defn mode
+  "The run's mode: `:smoke`, `:quick` or `:full`."
+  [^ScenarioContext ctx]
+  (keyword (str (.mode ctx))))
+
+(defn size
+  "The size for the run's mode."
+  [^ScenarioContext ctx smoke quick full]
+  (condp = (.mode ctx)
+    Mode/SMOKE smoke
+    Mode/QUICK quick
+    Mode/FULL full))
+
+(defn progress!
+  "Prints one progress line under the scenario's name."
+  [^ScenarioContext ctx & parts]
+  (.progress ctx (apply str parts)))
+
+(defn limit-note!
+  "States in one line why the limits are the ceiling."
+  [^ScenarioContext ctx line]
+  (.limitNote ctx line))
+
+(defn note!
+  "Adds a finding worth a sentence in the report."
+  [^ScenarioContext ctx line]
+  (.note ctx line))
+
+(defn- json-key [k]
+  (-> (if (keyword? k) (name k) (str k)) (.replace "-" "_")))
+
+(defn- json-value [v]
+  (cond
+    (map? v) (into {} (map (fn [[k x]] [(json-key k) (json-value x)])) v)
+    (keyword? v) (name v)
+    (sequential? v) (mapv json-value v)
+    :else v))
+
+(defn variant!
+  "Reports one variant. `v` has `:name`, `:unit`, `:value` and optionally `:limit`,
+  `:published` and `:extra` (a map; its keys become snake_case strings in results.json)."
+  [^ScenarioContext ctx v]
+  (.addVariant ctx (json-value (select-keys v [:name :unit :value :limit :published :extra]))))

@@ -1,0 +1,49 @@
+package dev.weft.lab;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Starting and ending the JVMs the lab runs scenarios and helpers in. */
+public final class Jvm {
+
+    private Jvm() {
+    }
+
+    /** The java launcher of this JVM, so that children run on the same JDK. */
+    public static String java() {
+        return ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    /** {@code java <jvmArgs> -cp <classpath> <mainClass> <args>} with this JVM's java. */
+    public static List<String> command(List<String> jvmArgs, String classpath, String mainClass, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(java());
+        command.addAll(jvmArgs);
+        command.add("-cp");
+        command.add(classpath);
+        command.add(mainClass);
+        command.addAll(args);
+        return command;
+    }
+
+    /**
+     * Ends {@code process} and everything it started, by PID: politely first, forcibly after 5 s.
+     * Only ever called on processes the lab started.
+     */
+    public static void stop(Process process) {
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+        try {
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package dev.weft.lab;
+
+/**
+ * One experiment of the lab: runs its variants and reports each through the context.
+ *
+ * <p>A scenario is registered by a descriptor, {@code META-INF/weft/scenarios/<name>.properties},
+ * which names it, gives its title and source article, and says how to run it:
+ * {@code run=java:<class implementing Scenario>} or {@code run=clojure:<ns>/<fn of one argument>}.
+ * The runner starts every scenario in a JVM of its own and gives it a {@link ScenarioContext}.
+ *
+ * <p>A scenario reports, for every variant, the measured figure, the physical limit of this
+ * machine for it (Little's law for every sleep-based one: throughput &lt;= concurrency / service
+ * time), and the figure the article published; it states its limit in one line with
+ * {@link ScenarioContext#limitNote(String)}. Throwing fails the scenario, not the lab.
+ */
+@FunctionalInterface
+public interface Scenario {
+
+    /** Runs every variant at the sizes {@link ScenarioContext#mode()} asks for. */
+    void run(ScenarioContext context) throws Exception;
+}

@@ -1,0 +1,74 @@
+package dev.weft.lab.cli;
+
+import dev.weft.lab.Mode;
+import dev.weft.lab.run.Descriptor;
+import dev.weft.lab.run.LabRunner;
+import dev.weft.lab.run.Registry;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code weft lab}: runs the lab's scenarios and writes its reports. */
+@Command(name = "lab", sortOptions = false,
+        description = {
+            "Re-runs the articles' experiments on this machine, each next to its physical limit,",
+            "and writes results.json, report.md and report.html.",
+            "Quick mode (the default) finishes within about 3 minutes on 2 cores."})
+final class LabCommand implements Callable<Integer> {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--full", description = "Run the articles' original sizes (takes much longer).")
+    boolean full;
+
+    @Option(names = "--smoke", description = "Run tiny sizes that only check every scenario works; figures mean nothing.")
+    boolean smoke;
+
+    @Option(names = "--only", split = ",", paramLabel = "NAME[,NAME]", description = "Run only these scenarios (see --list).")
+    List<String> only = List.of();
+
+    @Option(names = "--list", description = "List the scenarios and exit.")
+    boolean list;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Where reports go (default: target/lab).")
+    Path out;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
+
+    @Override
+    public Integer call() throws Exception {
+        var out = spec.commandLine().getOut();
+        if (full && smoke) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--full and --smoke exclude each other");
+        }
+        Registry registry = Registry.load();
+        if (list) {
+            for (Descriptor d : registry.all()) {
+                out.printf("%-12s article %s  %s%n", d.name(), d.article(), d.title());
+            }
+            return 0;
+        }
+        Mode mode = full ? Mode.FULL : smoke ? Mode.SMOKE : Mode.QUICK;
+        try {
+            registry.select(only);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        return new LabRunner(out, registry).run(new LabRunner.Options(mode, only, outDir()));
+    }
+
+    private Path outDir() {
+        if (out != null) {
+            return out;
+        }
+        // The launcher passes the repository root so that reports land in one place wherever it is called from.
+        String home = System.getProperty("weft.home");
+        return home == null ? Path.of("target", "lab") : Path.of(home, "target", "lab");
+    }
+}

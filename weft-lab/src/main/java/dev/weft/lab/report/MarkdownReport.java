@@ -1,0 +1,58 @@
+package dev.weft.lab.report;
+
+import dev.weft.lab.LabResult;
+import dev.weft.lab.ScenarioResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** {@code report.md}: one section per scenario with its table, limit, notes and error. */
+public final class MarkdownReport {
+
+    private MarkdownReport() {
+    }
+
+    /** Writes the report of {@code lab} to {@code file}. */
+    public static void write(Path file, LabResult lab) throws IOException {
+        Files.writeString(file, render(lab));
+    }
+
+    /** The report of {@code lab} as Markdown. */
+    public static String render(LabResult lab) {
+        StringBuilder s = new StringBuilder("# weft lab\n\n");
+        s.append("JDK ").append(lab.jdk()).append(", ").append(lab.cores()).append(" cores, ")
+                .append(lab.mode()).append(" mode, started ").append(lab.started()).append(".\n\n");
+        s.append("Every figure was measured on this machine in this run; *limit* is the physical ceiling ")
+                .append("for the variant here, *published* what the article reported on its own machine.\n");
+        for (ScenarioResult r : lab.scenarios()) {
+            s.append("\n## ").append(r.name()).append(": ").append(r.title()).append("\n\n");
+            s.append("Source: ").append(r.source()).append("  \n");
+            s.append(r.ok() ? "Status: ok" : "Status: **failed**").append(String.format(java.util.Locale.ROOT, " in %.1f s", r.seconds())).append("\n\n");
+            Table t = Table.of(r);
+            if (!t.rows().isEmpty()) {
+                row(s, t.header());
+                row(s, t.header().stream().map(h -> "---").toList());
+                t.rows().forEach(row -> row(s, row));
+                s.append('\n');
+            }
+            if (r.limitNote() != null) {
+                s.append("**Limit.** ").append(r.limitNote()).append("\n\n");
+            }
+            for (String note : r.notes()) {
+                s.append("- ").append(note).append('\n');
+            }
+            if (!r.notes().isEmpty()) {
+                s.append('\n');
+            }
+            if (!r.ok()) {
+                s.append("```\n").append(r.error()).append("\n```\n");
+            }
+        }
+        return s.toString();
+    }
+
+    private static void row(StringBuilder s, List<String> cells) {
+        s.append("| ").append(String.join(" | ", cells.stream().map(c -> c.replace("|", "\\|")).toList())).append(" |\n");
+    }
+}

@@ -1,0 +1,166 @@
+package dev.weft.lab.run;
+
+import dev.weft.lab.Jvm;
+import dev.weft.lab.LabResult;
+import dev.weft.lab.Mode;
+import dev.weft.lab.ScenarioResult;
+import dev.weft.lab.report.HtmlReport;
+import dev.weft.lab.report.Json;
+import dev.weft.lab.report.MarkdownReport;
+import dev.weft.lab.report.TextReport;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs scenarios, each in a JVM of its own, shows their progress and tables, and writes
+ * {@code results.json}, {@code report.md} and {@code report.html}.
+ *
+ * <p>A scenario that throws, exits without a result or runs past its timeout is reported as
+ * failed with its error; the others still run, and {@link #run} returns 1. A scenario past its
+ * timeout is ended by PID together with every process it started.
+ */
+public final class LabRunner {
+
+    /**
+     * What to run.
+     *
+     * @param mode the sizes
+     * @param only scenario names to run, or empty for all
+     * @param out  the folder reports go to
+     */
+    public record Options(Mode mode, List<String> only, Path out) {
+    }
+
+    private final PrintWriter console;
+    private final Registry registry;
+    private final AtomicReference<Process> current = new AtomicReference<>();
+
+    /** A runner of the lab's own scenarios that prints to {@code console}. */
+    public LabRunner(PrintWriter console) {
+        this(console, Registry.load());
+    }
+
+    /** A runner of the scenarios in {@code registry} that prints to {@code console}. */
+    public LabRunner(PrintWriter console, Registry registry) {
+        this.console = console;
+        this.registry = registry;
+    }
+
+    /**
+     * Runs the selected scenarios and writes the reports.
+     *
+     * @return 0 when every scenario ran to the end, 1 otherwise
+     * @throws IllegalArgumentException for an unknown scenario name (before anything runs)
+     */
+    public int run(Options options) throws IOException {
+        List<Descriptor> selected = options.only().isEmpty() ? registry.all() : registry.select(options.only());
+        Path out = Files.createDirectories(options.out());
+        String jdk = System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vendor") + ")";
+        int cores = Runtime.getRuntime().availableProcessors();
+        String started = Instant.now().toString();
+        console.printf("weft lab: %s mode, JDK %s, %d cores, %d scenario%s -> %s%n",
+                options.mode(), jdk, cores, selected.size(), selected.size() == 1 ? "" : "s", out);
+
+        Thread cleanup = new Thread(() -> {
+            Process p = current.get();
+            if (p != null) {
+                Jvm.stop(p);
+            }
+        });
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        List<ScenarioResult> results = new ArrayList<>();
+        try {
+            for (int i = 0; i < selected.size(); i++) {
+                Descriptor d = selected.get(i);
+                console.printf("%n[%d/%d] %s: %s (article %s, own JVM)%n", i + 1, selected.size(), d.name(), d.title(), d.article());
+                ScenarioResult r = runIsolated(d, options.mode(), out);
+                results.add(r);
+                console.printf("      %s in %.1f s%n%n", r.ok() ? "done" : "FAILED", r.seconds());
+                console.print(TextReport.scenario(r));
+            }
+        } finally {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+        }
+
+        LabResult lab = new LabResult(jdk, cores, options.mode().toString(), started, results);
+        Json.write(out.resolve("results.json"), lab);
+        MarkdownReport.write(out.resolve("report.md"), lab);
+        HtmlReport.write(out.resolve("report.html"), lab);
+        console.printf("%nwrote %s, %s and %s%n", out.resolve("results.json"), out.resolve("report.md"), out.resolve("report.html"));
+        List<String> failed = results.stream().filter(r -> !r.ok()).map(ScenarioResult::name).toList();
+        if (!failed.isEmpty()) {
+            console.printf("%d scenario%s failed: %s%n", failed.size(), failed.size() == 1 ? "" : "s", String.join(", ", failed));
+            return 1;
+        }
+        return 0;
+    }
+
+    private ScenarioResult runIsolated(Descriptor d, Mode mode, Path out) throws IOException {
+        Path work = Files.createDirectories(out.resolve("work").resolve(d.name()));
+        Path resultFile = work.resolve("result.json");
+        Path stderr = work.resolve("stderr.log");
+        Files.deleteIfExists(resultFile);
+        List<String> command = Jvm.command(d.jvmArgs(), System.getProperty("java.class.path"),
+                ScenarioMain.class.getName(), List.of(d.name(), mode.toString(), resultFile.toString(), work.toString(), registry.folder()));
+        long start = System.nanoTime();
+        Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
+        current.set(p);
+        Thread relay = Thread.ofPlatform().name("weft-lab-relay").daemon(true).start(() -> relay(p));
+        try {
+            int timeout = d.timeoutSeconds(mode);
+            if (!p.waitFor(timeout, TimeUnit.SECONDS)) {
+                Jvm.stop(p);
+                return Results.missing(d, "timed out after " + timeout + " s (its limit in " + mode
+                        + " mode); stderr: " + tail(stderr), seconds(start));
+            }
+            relay.join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Jvm.stop(p);
+            Thread.currentThread().interrupt();
+            return Results.missing(d, "interrupted", seconds(start));
+        } finally {
+            current.set(null);
+        }
+        int exit = p.exitValue();
+        if (!Files.exists(resultFile)) {
+            return Results.missing(d, "its JVM exited with status " + exit + " without a result; stderr: " + tail(stderr),
+                    seconds(start));
+        }
+        ScenarioResult r = Json.read(resultFile, ScenarioResult.class).withSeconds(seconds(start));
+        return exit == 0 || !r.ok() ? r : r.failed("its JVM exited with status " + exit, r.seconds());
+    }
+
+    private void relay(Process p) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = in.readLine()) != null; ) {
+                console.println("      " + line);
+            }
+        } catch (IOException e) {
+            console.println("      (progress lost: " + e.getMessage() + ")");
+        }
+    }
+
+    private static String tail(Path file) {
+        try {
+            List<String> lines = Files.readAllLines(file);
+            return lines.isEmpty() ? "(empty)"
+                    : String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e.getMessage() + ")";
+        }
+    }
+
+    private static double seconds(long start) {
+        return (System.nanoTime() - start) / 1e9;
+    }
+}
