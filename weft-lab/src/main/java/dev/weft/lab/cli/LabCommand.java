@@ -14,10 +14,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code weft lab}: runs the lab's scenarios and writes its reports. */
 @Command(name = "lab", sortOptions = false,
-        description = {
-            "Re-runs the articles' experiments on this machine, each next to its physical limit,",
-            "and writes results.json, report.md and report.html.",
-            "Quick mode (the default) finishes within about 3 minutes on 2 cores."})
+        customSynopsis = "weft lab [--full | --smoke] [--only NAME[,NAME]] [--list] [--out DIR] [--help]",
+        description = "Re-runs the articles' experiments on this machine, each next to its physical limit, and writes"
+                + " results.json, report.md and report.html. Quick mode (the default) finishes within about 3 minutes"
+                + " on 2 cores.")
 final class LabCommand implements Callable<Integer> {
 
     @Spec
@@ -29,7 +29,7 @@ final class LabCommand implements Callable<Integer> {
     @Option(names = "--smoke", description = "Run tiny sizes that only check every scenario works; figures mean nothing.")
     boolean smoke;
 
-    @Option(names = "--only", split = ",", paramLabel = "NAME[,NAME]", description = "Run only these scenarios (see --list).")
+    @Option(names = "--only", split = ",", paramLabel = "NAME", description = "Run only these scenarios (see --list).")
     List<String> only = List.of();
 
     @Option(names = "--list", description = "List the scenarios and exit.")

@@ -11,6 +11,7 @@ import picocli.CommandLine.Command;
  * the usage, and exit with status 2.
  */
 @Command(name = "weft", subcommands = {LabCommand.class},
+        customSynopsis = "weft <lab> [options]",
         description = "Virtual threads made practical, fast and safe from Clojure, Java and Kotlin.")
 public final class Main {
 
@@ -42,9 +43,8 @@ public final class Main {
         return cli.execute(args);
     }
 
-    /** The one-line synopsis of {@code command}, e.g. {@code usage: weft lab [--full] ...}. */
+    /** The one-line synopsis of {@code command}, e.g. {@code usage: ./weft lab [--full] ...}. */
     static String usage(CommandLine command) {
-        String synopsis = command.getHelp().synopsis(0).replaceAll("\\s+", " ").strip();
-        return synopsis.replaceFirst("^Usage: ", "usage: ");
+        return "usage: ./" + command.getHelp().synopsis(0).replaceAll("\\s+", " ").strip();
     }
 }
