@@ -1,0 +1,85 @@
+package dev.weft.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.lab.run.LabRunner;
+import dev.weft.lab.run.Registry;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Runs every registered lab scenario once at its smoke size, through the real runner (its own
+ * JVM), and checks the shape of what it wrote: the contract other tools read. Speed is not
+ * checked here; the lab measures it.
+ */
+class LabSmokeTest {
+
+    /** The variant names each issue fixed, so that tools can read them. */
+    private static final Map<String, List<String>> VARIANTS = Map.of(
+            "pinning", List.of("no-lock", "reentrant-lock", "synchronized", "class-init"));
+
+    @TempDir
+    Path out;
+
+    static Stream<String> scenarios() {
+        return Registry.load().names().stream();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("scenarios")
+    void runsAndReportsTheContractShape(String name) throws Exception {
+        StringWriter console = new StringWriter();
+        int exit = new LabRunner(new PrintWriter(console, true))
+                .run(new LabRunner.Options(Mode.SMOKE, List.of(name), out));
+        assertEquals(0, exit, console.toString());
+
+        JsonNode lab = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertTrue(lab.get("jdk").asText().contains(String.valueOf(Runtime.version().feature())), lab.toString());
+        assertTrue(lab.get("cores").asInt() > 0);
+        assertEquals("smoke", lab.get("mode").asText());
+        JsonNode s = lab.get("scenarios").get(0);
+        assertEquals(name, s.get("name").asText());
+        assertEquals("ok", s.get("status").asText(), s.toString());
+        for (String key : List.of("title", "source", "limit_note")) {
+            assertTrue(s.hasNonNull(key) && !s.get(key).asText().isBlank(), name + " has no " + key);
+        }
+        assertTrue(s.get("source").asText().contains("https://"), "source names the article's URL");
+
+        List<String> names = new ArrayList<>();
+        for (JsonNode v : s.get("variants")) {
+            String variant = name + "/" + v.get("name").asText();
+            names.add(v.get("name").asText());
+            for (String key : List.of("name", "unit", "value", "limit", "ratio", "published", "extra")) {
+                assertTrue(v.has(key), variant + " lacks " + key);
+            }
+            assertTrue(Double.isFinite(v.get("value").asDouble()), variant);
+            if (!v.get("limit").isNull()) {
+                assertEquals(v.get("value").asDouble() / v.get("limit").asDouble(), v.get("ratio").asDouble(), 1e-9, variant);
+            } else {
+                assertTrue(v.get("ratio").isNull(), variant + ": a ratio needs a limit");
+            }
+            assertTrue(v.get("extra").isObject(), variant);
+        }
+        assertTrue(!names.isEmpty(), name + " reported no variant");
+        List<String> expected = VARIANTS.get(name);
+        if (expected != null) {
+            assertEquals(expected, names);
+        }
+        assertNotNull(console.toString());
+        assertTrue(Files.readString(out.resolve("report.md")).contains("## " + name + ": "));
+        assertTrue(Files.readString(out.resolve("report.html")).contains("<svg"));
+    }
+}

@@ -1,0 +1,95 @@
+package dev.weft.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ./weft launcher's own behaviour: finding a JDK and rejecting bad arguments. Only paths
+ * that stop before building are exercised, so a test never starts a nested Maven build.
+ */
+class LauncherTest {
+
+    private static final Path LAUNCHER = Path.of("..", "weft").toAbsolutePath().normalize();
+
+    @TempDir
+    Path tmp;
+
+    record Run(int exit, String out, String err) {
+    }
+
+    private Run weft(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder();
+        pb.command().add(LAUNCHER.toString());
+        pb.command().addAll(List.of(args));
+        pb.environment().remove("JAVA_HOME");
+        pb.environment().putAll(env);
+        Path out = tmp.resolve("out.txt");
+        Path err = tmp.resolve("err.txt");
+        Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        int exit = p.waitFor();
+        return new Run(exit, Files.readString(out), Files.readString(err));
+    }
+
+    /** A folder that looks like a JDK of the given version to the launcher, but runs nothing. */
+    private Path fakeJdk(String name, String version) throws IOException {
+        Path home = Files.createDirectories(tmp.resolve("jdks").resolve(name));
+        Path bin = Files.createDirectories(home.resolve("bin"));
+        for (String tool : List.of("java", "javac")) {
+            Path f = Files.writeString(bin.resolve(tool), "#!/bin/sh\nexit 1\n");
+            Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        Files.writeString(home.resolve("release"), "JAVA_VERSION=\"" + version + "\"\n", StandardCharsets.UTF_8);
+        return home;
+    }
+
+    @Test
+    void withoutAJdk21ItSaysWhatItFoundAndWhatToInstall() throws Exception {
+        Path old = fakeJdk("jdk-17", "17.0.9");
+        fakeJdk("jdk-11", "11.0.2");
+        Run r = weft(Map.of("JAVA_HOME", old.toString(), "WEFT_JDK_DIRS", tmp.resolve("jdks").toString()), "lab", "--list");
+        assertEquals(1, r.exit(), r.toString());
+        assertTrue(r.err().contains("no JDK 21 or newer found (JAVA_HOME: " + old + ", JDK 17;"), r.err());
+        assertTrue(r.err().contains("Install one, e.g. Temurin 21 or 25 from https://adoptium.net"), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void aJavaHomeTooOldIsReplacedByTheNewestJdkAndSaidSo() throws Exception {
+        Path old = fakeJdk("jdk-17", "17.0.9");
+        Path dirs = Files.createDirectories(tmp.resolve("real"));
+        Path real = Files.createSymbolicLink(dirs.resolve("this-jdk"), Path.of(System.getProperty("java.home")));
+        Run r = weft(Map.of("JAVA_HOME", old.toString(), "WEFT_JDK_DIRS", dirs.toString()), "test", "--bogus");
+        assertTrue(r.err().contains("JAVA_HOME (" + old + ") is not a JDK 21 or newer; using " + real + " instead"), r.err());
+        assertTrue(r.err().contains("using JDK " + System.getProperty("java.version")), r.err());
+        assertEquals(2, r.exit(), "then the bad argument is reported: " + r);
+        assertTrue(r.err().contains("test: unknown argument '--bogus' (usage: ./weft test)"), r.err());
+    }
+
+    @Test
+    void badCommandsGetOneLineWithTheUsage() throws Exception {
+        for (String[] args : List.of(new String[0], new String[] {"bogus"})) {
+            Run r = weft(Map.of(), args);
+            assertEquals(2, r.exit(), r.toString());
+            assertEquals(1, r.err().lines().count(), r.err());
+            assertTrue(r.err().contains("(usage: ./weft <"), r.err());
+        }
+    }
+
+    @Test
+    void helpNeedsNoJdk() throws Exception {
+        Run r = weft(Map.of("WEFT_JDK_DIRS", tmp.toString(), "JAVA_HOME", tmp.toString()), "help");
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("./weft lab") || r.out().contains("lab "), r.out());
+        assertTrue(r.out().contains("N passed, N failed"), r.out());
+    }
+}

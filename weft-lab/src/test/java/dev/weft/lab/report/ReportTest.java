@@ -1,0 +1,95 @@
+package dev.weft.lab.report;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.weft.lab.LabResult;
+import dev.weft.lab.ScenarioResult;
+import dev.weft.lab.Variant;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportTest {
+
+    private static final ScenarioResult PINNING = new ScenarioResult("pinning", "locks & <I/O>", "An article https://example.org/a",
+            "Little's law", "ok", null, 12.5, List.of("a note"), List.of(
+                    Variant.of("no-lock", "tasks/s", 64_399.2, 100_000.0, 92_000.0,
+                            Map.of("scheduler", Map.of("peak_platform_threads", 11))),
+                    Variant.of("reentrant-lock", "tasks/s", 97.6, 100.0, 8_500.0, Map.of()),
+                    Variant.of("class-init", "tasks/s", 191.0, 200.0, null, Map.of())));
+
+    @Test
+    void numbersGetTheDigitsTheyDeserve() {
+        assertEquals("98,532", Table.number(98_532.4));
+        assertEquals("412", Table.number(412.4));
+        assertEquals("41.2", Table.number(41.24));
+        assertEquals("4.12", Table.number(4.124));
+        assertEquals("0.412", Table.number(0.4124));
+        assertEquals("0.00", Table.number(0));
+        assertEquals("0.64", Table.ratio(0.64399));
+        assertEquals("0.0123", Table.ratio(0.01234));
+        assertEquals("-", Table.ratio(null));
+        assertEquals("-", Table.withUnit(null, "ms"));
+    }
+
+    @Test
+    void theTableHasTheIssuesColumnsAndThreadsWhenRecorded() {
+        Table t = Table.of(PINNING);
+        assertEquals(List.of("variant", "measured", "published", "limit", "measured/limit", "peak platform threads"), t.header());
+        assertEquals(List.of("no-lock", "64,399 tasks/s", "92,000 tasks/s", "100,000 tasks/s", "0.64", "11"), t.rows().get(0));
+        assertEquals(List.of("class-init", "191 tasks/s", "-", "200 tasks/s", "0.96", "-"), t.rows().get(2));
+    }
+
+    @Test
+    void textAlignsColumnsAndShowsLimitNotesAndErrors() {
+        String text = TextReport.scenario(PINNING.failed("it broke\nat line 2", 1));
+        assertTrue(text.contains("  limit: Little's law"), text);
+        assertTrue(text.contains("  note: a note"), text);
+        assertTrue(text.contains("  FAILED: it broke\n          at line 2"), text);
+        List<String> rows = text.lines().filter(l -> l.contains("tasks/s")).toList();
+        assertEquals(3, rows.size());
+        assertEquals(rows.get(0).indexOf("tasks/s"), rows.get(2).indexOf("tasks/s"), "figures are right-aligned: " + text);
+    }
+
+    @Test
+    void markdownHasOneSectionAndTablePerScenario() {
+        String md = MarkdownReport.render(new LabResult("25", 2, "quick", "now", List.of(PINNING)));
+        assertTrue(md.contains("## pinning: locks & <I/O>"));
+        assertTrue(md.contains("| variant | measured | published | limit | measured/limit | peak platform threads |"));
+        assertTrue(md.contains("| no-lock | 64,399 tasks/s | 92,000 tasks/s | 100,000 tasks/s | 0.64 | 11 |"));
+        assertTrue(md.contains("**Limit.** Little's law"));
+    }
+
+    @Test
+    void htmlIsSelfContainedEscapedAndChartsEveryVariantAgainstItsLimit(@TempDir Path dir) throws Exception {
+        HtmlReport.write(dir.resolve("r.html"), new LabResult("25", 2, "quick", "now", List.of(PINNING)));
+        String html = java.nio.file.Files.readString(dir.resolve("r.html"));
+        assertTrue(html.contains("locks &amp; &lt;I/O&gt;"), "titles are escaped");
+        assertFalse(html.contains("<script"), "no scripts");
+        assertFalse(html.contains("src=\"http"), "nothing fetched");
+        assertTrue(html.contains("<a href=\"https://example.org/a\">"), "the source links the article");
+        assertTrue(html.contains("tasks/s (log scale)"), "64,399 against 97.6 needs a log scale");
+        assertEquals(3, count(html, "height=\"14\" fill=\"#4c78a8\""), "a bar per variant");
+        assertEquals(3, count(html, "<title>limit "), "a limit line per variant with a limit");
+        assertEquals(2, count(html, "<title>published "), "a marker per published figure");
+    }
+
+    @Test
+    void linearScaleWhenFiguresAreClose() {
+        String svg = HtmlReport.chart("ms", List.of(Variant.of("a", "ms", 1000, 1000.0, null, Map.of()),
+                Variant.of("b", "ms", 1300, 1000.0, 6000.0, Map.of())));
+        assertFalse(svg.contains("log scale"), svg);
+    }
+
+    private static int count(String s, String part) {
+        int n = 0;
+        for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+}
