@@ -130,8 +130,9 @@ public final class HtmlReport {
             double x1 = Math.max(x0 + 1, scale.x(v.value()));
             s.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"#4c78a8\"><title>%s</title></rect>",
                     x0, mid - 7, x1 - x0, esc(Table.withUnit(v.value(), unit))));
-            s.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%.1f\" dominant-baseline=\"middle\" fill=\"#333\">%s</text>",
-                    Math.min(x1 + 6, PLOT_X + PLOT_WIDTH + 4), mid, esc(Table.number(v.value()))));
+            // Figures sit in a column of their own so that they never cover a limit or a published marker.
+            s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\" fill=\"#333\">%s</text>",
+                    WIDTH - 8, mid, esc(Table.number(v.value()))));
             if (v.limit() != null) {
                 double x = scale.x(v.limit());
                 s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#111\" stroke-width=\"2.5\"><title>limit %s</title></line>",
