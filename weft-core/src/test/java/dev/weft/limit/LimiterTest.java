@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
@@ -58,13 +59,7 @@ class LimiterTest {
         Limiter limiter = Limiter.builder("q", 1).maxWaiting(1).build();
         Limiter.Permit held = limiter.acquire();
         CompletableFuture<Limiter.Permit> waiter = new CompletableFuture<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                waiter.complete(limiter.acquire());
-            } catch (Throwable t) {
-                waiter.completeExceptionally(t);
-            }
-        });
+        startWaiter(limiter, waiter);
         await(() -> limiter.waiting() == 1);
         var e = assertThrows(LimitExceededException.class, limiter::acquire);
         assertTrue(e.getMessage().contains("1 already waiting"), e.getMessage());
@@ -89,18 +84,12 @@ class LimiterTest {
     void anInterruptedWaiterTakesNoPermit() throws Exception {
         Limiter limiter = Limiter.of("int", 1);
         Limiter.Permit held = limiter.acquire();
-        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-        Thread waiter = Thread.ofVirtual().start(() -> {
-            try {
-                limiter.acquire();
-                outcome.complete(null);
-            } catch (Throwable t) {
-                outcome.complete(t);
-            }
-        });
+        CompletableFuture<Limiter.Permit> outcome = new CompletableFuture<>();
+        Thread waiter = startWaiter(limiter, outcome);
         await(() -> limiter.waiting() == 1);
         waiter.interrupt();
-        assertTrue(outcome.get() instanceof InterruptedException, String.valueOf(outcome.get()));
+        var e = assertThrows(ExecutionException.class, outcome::get);
+        assertTrue(e.getCause() instanceof InterruptedException, String.valueOf(e.getCause()));
         assertEquals(1, limiter.inUse());
         assertEquals(0, limiter.waiting());
         held.close();
@@ -174,6 +163,17 @@ class LimiterTest {
                 .getMessage().contains("maxWaiting must be >= 0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Limiter.builder("x", 1).maxWait(Duration.ofSeconds(-1)))
                 .getMessage().contains("maxWait must not be negative"));
+    }
+
+    /** A virtual thread that waits for a permit and completes {@code outcome} with it or with what it threw. */
+    private static Thread startWaiter(Limiter limiter, CompletableFuture<Limiter.Permit> outcome) {
+        return Thread.ofVirtual().start(() -> {
+            try {
+                outcome.complete(limiter.acquire());
+            } catch (Throwable t) {
+                outcome.completeExceptionally(t);
+            }
+        });
     }
 
     /** Waits for a condition another thread makes true (no timing assumption: it just polls). */
