@@ -152,8 +152,10 @@ public class VirtualThreadDispatcher private constructor(
      * with [DispatcherClosedException] and finishes on a virtual thread of this dispatcher;
      * [executor] rejects new tasks. Closing twice does nothing more.
      *
-     * To let coroutines finish normally, wait for them (`join`, `coroutineScope`, the end of
-     * `runBlocking`) before closing.
+     * That includes cleanup: a `finally` block that suspends on this dispatcher after close (even
+     * inside `withContext(NonCancellable)`) is cancelled at that suspension, since a dispatcher
+     * cannot tell a coroutine's cleanup from new work. To let coroutines finish normally, wait for
+     * them (`join`, `coroutineScope`, the end of `runBlocking`) before closing.
      *
      * @throws UnsupportedOperationException on the shared instance, which cannot be closed
      */

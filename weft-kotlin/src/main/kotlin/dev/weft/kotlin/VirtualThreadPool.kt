@@ -16,7 +16,8 @@ import java.util.concurrent.locks.LockSupport
  *
  * Idle workers sit on a LIFO deque (the most recently active thread is reused first; its stack
  * and caches are warm) and park without a timeout, so going idle costs no timer. At most
- * maxIdle workers idle at once; a worker that finishes when the cap is reached ends. Idle
+ * maxIdle workers idle at once: idleCount reserves a place before a worker goes on the deque, so
+ * the cap holds under races; a worker that finishes when the cap is reached ends. Idle
  * workers are handed a task or EXIT through their own slot (an AtomicReference): whoever polls a
  * worker off the deque owns it, so the hand-off itself never races.
  *
@@ -45,8 +46,8 @@ internal class VirtualThreadPool(private val factory: ThreadFactory, private val
     /** Threads alive now: running a task or idle. */
     val threadCount: Int get() = live.get()
 
-    /** Threads parked waiting for a task. */
-    val idleThreadCount: Int get() = maxOf(0, idleCount.get())
+    /** Threads waiting for a task, ready to be handed one (a diagnostic: O(idle threads)). */
+    val idleThreadCount: Int get() = idle.size
 
     /** Threads started since this pool was made (for the lab's accounting). */
     val startedThreadCount: Int get() = started.get()
