@@ -52,7 +52,7 @@ class CoroutinesScenario : Scenario {
 
     override fun run(ctx: ScenarioContext) {
         val n = ctx.size(200, 10_000, 1_000_000)
-        val iterations = ctx.size(1, 3, 1)
+        val iterations = ctx.size(1, 3, 3)
         val ioParallelism = System.getProperty(IO_PARALLELISM_PROPERTY_NAME)?.toInt()
             ?: maxOf(64, Runtime.getRuntime().availableProcessors())
         val ioSubset = ioParallelism * ctx.size(1, 3, 10)
