@@ -4,6 +4,7 @@ import kotlin.time.Duration.Companion.hours
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.TimeSource
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.test.currentTime
 import kotlinx.coroutines.test.runTest
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 
 /** Code that moves blocking work to Dispatchers.Virtual stays testable with kotlinx-coroutines-test. */
+@OptIn(ExperimentalCoroutinesApi::class) // currentTime
 class TestDispatcherTest {
 
     @JvmField
