@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentLinkedDeque
 import java.util.concurrent.ThreadFactory
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
+import java.util.concurrent.atomic.LongAdder
 import java.util.concurrent.locks.LockSupport
 
 /*
@@ -37,20 +38,22 @@ internal class VirtualThreadPool(private val factory: ThreadFactory, private val
 
     private val idle = ConcurrentLinkedDeque<Worker>()
     private val idleCount = AtomicInteger()
-    private val live = AtomicInteger()
-    private val started = AtomicInteger()
+    // Counted on every thread start and end, from the dispatching thread and every carrier at
+    // once: adders keep those counts off one contended cache line. Only diagnostics read them.
+    private val live = LongAdder()
+    private val started = LongAdder()
 
     @Volatile
     private var closed = false
 
     /** Threads alive now: running a task or idle. */
-    val threadCount: Int get() = live.get()
+    val threadCount: Int get() = live.sum().toInt()
 
     /** Threads waiting for a task, ready to be handed one (a diagnostic: O(idle threads)). */
     val idleThreadCount: Int get() = idle.size
 
     /** Threads started since this pool was made (for the lab's accounting). */
-    val startedThreadCount: Int get() = started.get()
+    val startedThreadCount: Int get() = started.sum().toInt()
 
     /** Runs [task] on an idle thread, or on a new one when none is idle. */
     fun execute(task: Runnable) {
@@ -67,12 +70,12 @@ internal class VirtualThreadPool(private val factory: ThreadFactory, private val
     /** Runs [task] on a new thread that ends after it (used once the owner is closed). */
     fun start(task: Runnable) {
         val thread = factory.newThread(Worker(task))
-        live.incrementAndGet()
-        started.incrementAndGet()
+        live.increment()
+        started.increment()
         try {
             thread.start()
         } catch (e: Throwable) {
-            live.decrementAndGet()
+            live.decrement()
             throw e
         }
     }
@@ -102,7 +105,7 @@ internal class VirtualThreadPool(private val factory: ThreadFactory, private val
                     task = awaitNext()
                 }
             } finally {
-                live.decrementAndGet()
+                live.decrement()
             }
         }
 
