@@ -1,0 +1,47 @@
+package dev.weft.kotlin
+
+import java.util.concurrent.TimeUnit
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.seconds
+import org.junit.jupiter.api.extension.AfterEachCallback
+import org.junit.jupiter.api.extension.ExtensionContext
+
+/**
+ * Makes the dispatchers a test uses and checks, after each test, that no thread was left
+ * behind: every named dispatcher is closed and all its threads end, and the shared dispatcher has
+ * no thread still running a block (only idle ones, at most its cap).
+ */
+class ThreadCheck : AfterEachCallback {
+
+    private val opened = mutableListOf<VirtualThreadDispatcher>()
+
+    /** A named dispatcher that is closed and checked for leftover threads after the test. */
+    fun open(name: String, idleThreads: Int = VirtualThreadDispatcher.DEFAULT_IDLE_THREADS): VirtualThreadDispatcher =
+        VirtualThreadDispatcher(name, idleThreads).also { synchronized(opened) { opened += it } }
+
+    override fun afterEach(context: ExtensionContext) {
+        val all = synchronized(opened) { opened.toList().also { opened.clear() } }
+        for (d in all) {
+            d.close()
+            awaitTrue("all threads of $d end after close (left: ${d.threadCount})") { d.threadCount == 0 }
+        }
+        val shared = VirtualThreadDispatcher.shared
+        awaitTrue("no thread of the shared dispatcher still runs a block") {
+            shared.threadCount - shared.idleThreadCount == 0
+        }
+        check(shared.idleThreadCount <= shared.idleThreads) { "more idle threads than the cap" }
+    }
+}
+
+/** Waits until [condition] holds; the timeout only guards against a hang. */
+fun awaitTrue(what: String, timeout: Duration = 20.seconds, condition: () -> Boolean) {
+    val deadline = System.nanoTime() + timeout.inWholeNanoseconds
+    while (!condition()) {
+        if (System.nanoTime() > deadline) throw AssertionError("timed out waiting until $what")
+        TimeUnit.MILLISECONDS.sleep(2)
+    }
+}
+
+/** True when the current thread is a virtual thread of the dispatcher named [name]. */
+fun onWeftThread(name: String): Boolean =
+    Thread.currentThread().isVirtual && Thread.currentThread().name.startsWith("weft-$name-")
