@@ -367,8 +367,8 @@ public final class Scope implements AutoCloseable {
                     toInterrupt = cancelLocked();
                 }
             }
-            if (live.isEmpty() && spawned.isEmpty()) {
-                idle.signalAll();
+            if (live.isEmpty()) {
+                idle.signalAll();   // join waits for the forks; close also for spawned threads
             }
         } finally {
             lock.unlock();
