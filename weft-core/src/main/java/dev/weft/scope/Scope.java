@@ -250,6 +250,15 @@ public final class Scope implements AutoCloseable {
         }
         Subtask<T> subtask = new Subtask<>(this, task, permit);
         Context.Snapshot context = forkContext();
+        Thread thread;
+        try {
+            thread = threads.newThread(() -> context.run(subtask::run));
+        } catch (Throwable e) {
+            subtask.cancelUnstarted();
+            throw e;
+        }
+        // Set before the subtask is published under the lock, so a concurrent cancel sees it.
+        subtask.thread = thread;
         lock.lock();
         try {
             forkedSinceJoin++;
@@ -261,20 +270,14 @@ public final class Scope implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        start(subtask, context);
-        return subtask;
-    }
-
-    private void start(Subtask<?> subtask, Context.Snapshot context) {
         try {
-            Thread t = threads.newThread(() -> context.run(subtask::run));
-            subtask.thread = t;
-            t.start();
+            thread.start();
         } catch (Throwable e) {
-            // No thread: record the failure as the subtask's own, so join reports it.
+            // No thread after all: the failure is the subtask's own, so join reports it.
             completed(subtask, null, e);
             throw e;
         }
+        return subtask;
     }
 
     /** The keys bound now plus this scope as the current one, cached while the owner's keys stay the same. */
@@ -406,7 +409,9 @@ public final class Scope implements AutoCloseable {
     /**
      * Cancels the scope: subtasks that have not completed are interrupted and will be
      * {@link Subtask.State#CANCELLED}, spawned threads are interrupted, and later forks do not
-     * start. {@link #join()} still waits for the threads to end. Does nothing if already cancelled.
+     * start. {@link #join()} still waits for the threads to end, then returns normally unless a
+     * failure was recorded before the cancel (all-succeed) or the deadline had passed. Does
+     * nothing if already cancelled.
      *
      * @throws WrongThreadException if the calling thread is not the owner
      */

@@ -39,6 +39,7 @@ public final class Subtask<T> implements Supplier<T> {
     private volatile State state = State.RUNNING;
     private T result;
     private Throwable exception;
+    // Written by the owner before it publishes the subtask under the scope's lock; read under it.
     Thread thread;
 
     Subtask(Scope scope, Callable<? extends T> task, Limiter.Permit permit) {
