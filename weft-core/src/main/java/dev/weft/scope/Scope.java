@@ -21,6 +21,8 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -94,13 +96,19 @@ public final class Scope implements AutoCloseable {
     }
 
     /*
-     * Implementation overview. One lock guards the sets of live subtasks and spawned threads and
-     * the outcome. A subtask records its completion under the lock; when that decides the scope
-     * (a failure, a winner) it marks the scope cancelled and interrupts the live threads, outside
-     * the lock. The owner waits on one condition, signalled only when the last live thread ends,
-     * so a scope of a million forks wakes its owner once. A completion recorded after the scope
-     * was cancelled makes the subtask CANCELLED: that is what keeps a loser's result from leaking.
-     * Deadlines run on one shared daemon timer thread.
+     * Implementation overview. The fork/complete path takes no lock and shares no contended
+     * counter with the owner. The owner appends each forked subtask to an array it alone writes
+     * and publishes the count with a volatile write; a canceller reads the count, then the array,
+     * and interrupts every thread still recorded (a subtask clears its thread when it ends). A
+     * fork re-checks the cancelled flag after publishing, so every subtask is either seen by the
+     * canceller or never started (both are volatile: one of the two sees the other). Completions
+     * increment one counter; the owner waits on a condition until completions reach its fork
+     * count, and a completion takes the lock to wake it only when the owner said it is waiting,
+     * so a scope of a million forks touches the lock about once. A lock guards only what is rare:
+     * failures, spawned threads, closing. (A lock, or a shared concurrent set, on the hot path
+     * made a fork cost several bare virtual threads.) A completion that finds the scope cancelled
+     * makes its subtask CANCELLED: that is what keeps a loser's result from leaking. The
+     * first-success winner is a compare-and-set. Deadlines run on one shared daemon timer thread.
      */
 
     private static final ThreadLocal<Scope> OWNED = new ThreadLocal<>();
@@ -117,16 +125,19 @@ public final class Scope implements AutoCloseable {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
-    private final Set<Subtask<?>> live = new HashSet<>();
-    private final Set<Thread> spawned = new HashSet<>();
+    private volatile Subtask<?>[] forked = new Subtask<?>[16];   // written by the owner only
+    private volatile long forkCount;                              // written by the owner only
+    private final AtomicLong completedCount = new AtomicLong();
+    private volatile boolean ownerWaiting;
+    private final AtomicBoolean winner = new AtomicBoolean();
+    private final Set<Thread> spawned = new HashSet<>();          // guarded by lock
     private volatile boolean cancelled;
-    private boolean closed;
-    private boolean timedOut;
-    private boolean winner;
-    private int forkedSinceJoin;
-    private int failedCount;
-    private Throwable firstFailure;
-    private final List<Throwable> otherFailures = new ArrayList<>();
+    private volatile boolean closed;
+    private boolean timedOut;                                     // guarded by lock
+    private Throwable firstFailure;                               // guarded by lock
+    private final List<Throwable> otherFailures = new ArrayList<>(); // guarded by lock
+    private int forkedSinceJoin;                                  // owner only
+    private long forks;                                           // owner only
     private final ScheduledFuture<?> deadlineTask;
 
     private Context.Snapshot forkBase;
@@ -210,12 +221,7 @@ public final class Scope implements AutoCloseable {
 
     /** True once {@link #close()} has begun. */
     public boolean isClosed() {
-        lock.lock();
-        try {
-            return closed;
-        } finally {
-            lock.unlock();
-        }
+        return closed;
     }
 
     /**
@@ -248,7 +254,12 @@ public final class Scope implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        Subtask<T> subtask = new Subtask<>(this, task, permit);
+        Subtask<T> subtask = new Subtask<>(this, task, permit, forks++);
+        forkedSinceJoin++;
+        if (cancelled || (limiter != null && permit == null)) {
+            subtask.cancelUnstarted();
+            return subtask;
+        }
         Context.Snapshot context = forkContext();
         Thread thread;
         try {
@@ -257,18 +268,14 @@ public final class Scope implements AutoCloseable {
             subtask.cancelUnstarted();
             throw e;
         }
-        // Set before the subtask is published under the lock, so a concurrent cancel sees it.
+        // Set before the subtask is published, so a canceller that sees the subtask sees its thread.
         subtask.thread = thread;
-        lock.lock();
-        try {
-            forkedSinceJoin++;
-            if (cancelled || (limiter != null && permit == null)) {
-                subtask.cancelUnstarted();
-                return subtask;
-            }
-            live.add(subtask);
-        } finally {
-            lock.unlock();
+        publish(subtask);
+        if (cancelled) {
+            // Cancelled while publishing: the canceller may not have seen it, so never start it.
+            subtask.cancelUnstarted();
+            ended();
+            return subtask;
         }
         try {
             thread.start();
@@ -278,6 +285,18 @@ public final class Scope implements AutoCloseable {
             throw e;
         }
         return subtask;
+    }
+
+    /** Appends a forked subtask for cancellers to see; counts it as live. Owner only. */
+    private void publish(Subtask<?> subtask) {
+        Subtask<?>[] a = forked;
+        int n = (int) forkCount;
+        if (n == a.length) {
+            a = java.util.Arrays.copyOf(a, n * 2);
+            forked = a;
+        }
+        a[n] = subtask;
+        forkCount = n + 1;
     }
 
     /** The keys bound now plus this scope as the current one, cached while the owner's keys stay the same. */
@@ -333,7 +352,7 @@ public final class Scope implements AutoCloseable {
         lock.lock();
         try {
             spawned.remove(t);
-            if (live.isEmpty() && spawned.isEmpty()) {
+            if (spawned.isEmpty()) {
                 idle.signalAll();
             }
         } finally {
@@ -343,65 +362,94 @@ public final class Scope implements AutoCloseable {
 
     /** Records a subtask's completion; decides the scope when the policy says so. */
     <T> void completed(Subtask<T> subtask, T value, Throwable failure) {
-        List<Thread> toInterrupt = null;
+        if (failure == null) {
+            boolean won = false;
+            if (cancelled) {
+                subtask.complete(Subtask.State.CANCELLED, null, null);
+            } else if (policy != Policy.FIRST_SUCCESS) {
+                subtask.complete(Subtask.State.SUCCESS, value, null);
+            } else if (winner.compareAndSet(false, true)) {
+                subtask.complete(Subtask.State.SUCCESS, value, null);
+                won = true;
+            } else {
+                subtask.complete(Subtask.State.CANCELLED, null, null);
+            }
+            if (won) {
+                cancelAll();
+            }
+        } else if (recordFailure(subtask, failure)) {
+            cancelAll();
+        }
+        subtask.thread = null;   // ended: nothing to interrupt, and the thread can be collected
+        ended();
+    }
+
+    /** Records a failure under the lock; true when it decides the scope (all-succeed). */
+    private boolean recordFailure(Subtask<?> subtask, Throwable failure) {
         lock.lock();
         try {
-            live.remove(subtask);
             if (cancelled) {
-                if (failure != null && policy == Policy.ALL_SUCCEED && !(failure instanceof InterruptedException)) {
+                if (policy == Policy.ALL_SUCCEED && !(failure instanceof InterruptedException)) {
                     otherFailures.add(failure);
                 }
                 subtask.complete(Subtask.State.CANCELLED, null, null);
-            } else if (failure == null) {
-                subtask.complete(Subtask.State.SUCCESS, value, null);
-                if (policy == Policy.FIRST_SUCCESS) {
-                    winner = true;
-                    toInterrupt = cancelLocked();
-                }
-            } else {
-                subtask.complete(Subtask.State.FAILED, null, failure);
-                failedCount++;
-                if (firstFailure == null) {
-                    firstFailure = failure;
-                } else if (policy == Policy.FIRST_SUCCESS) {
-                    otherFailures.add(failure);
-                }
-                if (policy == Policy.ALL_SUCCEED) {
-                    toInterrupt = cancelLocked();
-                }
+                return false;
             }
-            if (live.isEmpty()) {
-                idle.signalAll();   // join waits for the forks; close also for spawned threads
+            subtask.complete(Subtask.State.FAILED, null, failure);
+            if (firstFailure == null) {
+                firstFailure = failure;
+            } else if (policy == Policy.FIRST_SUCCESS) {
+                otherFailures.add(failure);
             }
+            return policy == Policy.ALL_SUCCEED;
         } finally {
             lock.unlock();
         }
-        interrupt(toInterrupt);
     }
 
-    /** Marks the scope cancelled; returns the threads to interrupt. Holds the lock. */
-    private List<Thread> cancelLocked() {
-        if (cancelled) {
-            return null;
-        }
-        cancelled = true;
-        List<Thread> ts = new ArrayList<>(live.size() + spawned.size());
-        for (Subtask<?> s : live) {
-            if (s.thread != null) {
-                ts.add(s.thread);
+    /** One more subtask ended; wakes the owner if it waits and this was the last. */
+    private void ended() {
+        long done = completedCount.incrementAndGet();
+        if (ownerWaiting && done >= forkCount) {
+            lock.lock();
+            try {
+                idle.signalAll();   // join waits for the forks; close also for spawned threads
+            } finally {
+                lock.unlock();
             }
         }
-        ts.addAll(spawned);
-        return ts;
     }
 
-    private static void interrupt(List<Thread> threads) {
-        if (threads != null) {
-            Thread self = Thread.currentThread();
-            for (Thread t : threads) {
-                if (t != self) {
-                    t.interrupt();
-                }
+    /** True while forked subtasks have not all ended. */
+    private boolean forksLive() {
+        return completedCount.get() < forkCount;
+    }
+
+    /** Marks the scope cancelled, once, and interrupts every live subtask and spawned thread. */
+    private void cancelAll() {
+        List<Thread> background;
+        lock.lock();
+        try {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            background = List.copyOf(spawned);
+        } finally {
+            lock.unlock();
+        }
+        Thread self = Thread.currentThread();
+        int n = (int) forkCount;          // read the count first: the array is at least as new
+        Subtask<?>[] a = forked;
+        for (int i = 0; i < n; i++) {
+            Thread t = a[i].thread;
+            if (t != null && t != self) {
+                t.interrupt();
+            }
+        }
+        for (Thread t : background) {
+            if (t != self) {
+                t.interrupt();
             }
         }
     }
@@ -417,29 +465,20 @@ public final class Scope implements AutoCloseable {
      */
     public void cancel() {
         checkOwner("cancel");
-        List<Thread> ts;
-        lock.lock();
-        try {
-            ts = cancelLocked();
-        } finally {
-            lock.unlock();
-        }
-        interrupt(ts);
+        cancelAll();
     }
 
     private void expire() {
-        List<Thread> ts;
         lock.lock();
         try {
             if (closed || cancelled) {
                 return;
             }
             timedOut = true;
-            ts = cancelLocked();
         } finally {
             lock.unlock();
         }
-        interrupt(ts);
+        cancelAll();
     }
 
     /**
@@ -469,16 +508,18 @@ public final class Scope implements AutoCloseable {
             }
             if (Thread.interrupted()) {
                 interrupted = true;
-                interrupt(cancelLocked());
+                cancelAll();
             }
-            while (!live.isEmpty()) {
+            ownerWaiting = true;
+            while (forksLive()) {
                 try {
                     idle.await();
                 } catch (InterruptedException e) {
                     interrupted = true;
-                    interrupt(cancelLocked());
+                    cancelAll();
                 }
             }
+            ownerWaiting = false;
             forkedSinceJoin = 0;
             if (interrupted) {
                 throw new InterruptedException("scope " + name + ": owner " + owner.getName()
@@ -501,7 +542,7 @@ public final class Scope implements AutoCloseable {
                 }
             }
             case FIRST_SUCCESS -> {
-                if (winner) {
+                if (winner.get()) {
                     return;
                 }
                 if (timedOut) {
@@ -571,14 +612,16 @@ public final class Scope implements AutoCloseable {
             }
             closed = true;
             unjoined = forkedSinceJoin > 0 && !cancelled;
-            interrupt(cancelLocked());
-            while (!live.isEmpty() || !spawned.isEmpty()) {
+            cancelAll();
+            ownerWaiting = true;
+            while (forksLive() || !spawned.isEmpty()) {
                 try {
                     idle.await();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }
             }
+            ownerWaiting = false;
         } finally {
             lock.unlock();
             if (deadlineTask != null) {
@@ -645,7 +688,7 @@ public final class Scope implements AutoCloseable {
     public String toString() {
         lock.lock();
         try {
-            return "Scope[" + name + ", " + policy + ", " + live.size() + " running"
+            return "Scope[" + name + ", " + policy + ", " + (forkCount - completedCount.get()) + " running"
                     + (cancelled ? ", cancelled" : "") + (closed ? ", closed" : "") + "]";
         } finally {
             lock.unlock();

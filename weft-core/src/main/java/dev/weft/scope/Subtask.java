@@ -39,13 +39,18 @@ public final class Subtask<T> implements Supplier<T> {
     private volatile State state = State.RUNNING;
     private T result;
     private Throwable exception;
-    // Written by the owner before it publishes the subtask under the scope's lock; read under it.
+    // Written by the owner before it publishes the subtask (a volatile count, which cancellers
+    // read first); cleared when the subtask ends, where a stale read only interrupts a thread
+    // that has finished its task.
     Thread thread;
 
-    Subtask(Scope scope, Callable<? extends T> task, Limiter.Permit permit) {
+    private final long id;
+
+    Subtask(Scope scope, Callable<? extends T> task, Limiter.Permit permit, long id) {
         this.scope = scope;
         this.task = task;
         this.permit = permit;
+        this.id = id;
     }
 
     /** The subtask's state now. */
@@ -129,6 +134,6 @@ public final class Subtask<T> implements Supplier<T> {
 
     @Override
     public String toString() {
-        return "Subtask[" + scope.name() + ": " + state + "]";
+        return "Subtask[" + scope.name() + " #" + id + ": " + state + "]";
     }
 }
