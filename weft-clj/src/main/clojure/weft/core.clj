@@ -9,10 +9,19 @@
     as `{:threads policy}` or globally with `-Dweft.threads=`.
   - `scheduler-snapshot`: the carrier pool and platform-thread figures as a map.
 
-  Every function that starts a thread conveys the caller's dynamic bindings the way
-  `future` does: the child sees the bindings in effect at the call, in O(1), without
-  copying them one by one (unlike `bound-fn*`)."
-  (:import (dev.weft.thread SchedulerSnapshot ThreadPolicy WeftThreads)
+  Every function that starts a thread conveys the caller's context: the context keys
+  bound at the call (`weft.context`, re-bound in the child in O(1) whatever their number)
+  and the dynamic bindings the way `future` does (the child sees the bindings in effect at
+  the call, in O(1), without copying them one by one as `bound-fn*` does). Executors
+  from `executor` convey context keys to every task but not dynamic bindings (an
+  ExecutorService cannot know the caller's binding frame): use a context key, or
+  `bound-fn`, when a task handed to an executor must see a value.
+
+  For structured concurrency (forks that end before their scope, `pmap`, `race`) see
+  `weft.scope`; for context keys, `weft.context`."
+  (:import (clojure.lang Var)
+           (dev.weft.context Context Context$CallableOp Context$Snapshot)
+           (dev.weft.thread SchedulerSnapshot ThreadPolicy WeftThreads)
            (java.util.concurrent Callable ExecutionException ExecutorService Future
                                  FutureTask ThreadFactory TimeUnit TimeoutException)))
 
@@ -55,24 +64,48 @@
   ([] (.isVirtual (Thread/currentThread)))
   ([^Thread thread] (.isVirtual thread)))
 
-(defn- convey-bindings
-  "f, wrapped to run with the caller's binding frame, as clojure.core/future conveys it."
+(def ^:private root-binding-frame
+  "The binding frame of a thread with no dynamic binding in effect (Var$Frame/TOP, which is
+  not public), read from a fresh thread."
+  (let [frame (promise)]
+    (.join (.start (Thread/ofVirtual) ^Runnable (fn [] (deliver frame (Var/getThreadBindingFrame)))))
+    @frame))
+
+(defn binding-conveyor
+  "A function of one argument `f` that returns `f` wrapped to run, in whatever thread, with
+  the dynamic bindings in effect now (the binding frame, captured once here in O(1), as
+  `clojure.core/future` conveys it). When no dynamic binding is in effect it returns `f`
+  itself, so a fresh virtual thread pays nothing. weft's forks use it; it is public for
+  other weft namespaces that start threads."
+  []
+  (let [frame (Var/getThreadBindingFrame)]
+    (if (identical? frame root-binding-frame)
+      identity
+      (let [frame (Var/cloneThreadBindingFrame)]
+        (fn [f]
+          (fn []
+            (Var/resetThreadBindingFrame frame)
+            (f)))))))
+
+(defn- convey
+  "f, wrapped to run with the caller's dynamic bindings and context keys."
   [f]
-  (let [frame (clojure.lang.Var/cloneThreadBindingFrame)]
-    (fn []
-      (clojure.lang.Var/resetThreadBindingFrame frame)
-      (f))))
+  (let [f ((binding-conveyor) f)
+        ^Context$Snapshot ctx (Context/capture)]
+    (if (zero? (.size ctx))
+      f
+      (fn [] (.call ctx (reify Context$CallableOp (call [_] (f))))))))
 
 (def ^:private ^ThreadFactory vthread-factory (WeftThreads/factory "vthread" ThreadPolicy/VIRTUAL))
 (def ^:private ^ThreadFactory vfuture-factory (WeftThreads/factory "vfuture" ThreadPolicy/VIRTUAL))
 
 (defn vthread-call
   "Calls `f` (no arguments) on a new virtual thread named `weft-vthread-<n>`, with the
-  caller's dynamic bindings, and returns the started java.lang.Thread. Its result is
+  caller's dynamic bindings and context keys, and returns the started java.lang.Thread. Its result is
   discarded; an exception that escapes `f` goes to the thread's uncaught-exception
   handler (by default printed to stderr). Use `vfuture-call` to get a result back."
   ^Thread [f]
-  (doto (.newThread vthread-factory ^Runnable (convey-bindings f))
+  (doto (.newThread vthread-factory ^Runnable (convey f))
     (.start)))
 
 (defmacro vthread
@@ -88,7 +121,7 @@
 
 (defn vfuture-call
   "Calls `f` (no arguments) on a new virtual thread named `weft-vfuture-<n>`, with the
-  caller's dynamic bindings, and returns a future with `clojure.core/future` semantics:
+  caller's dynamic bindings and context keys, and returns a future with `clojure.core/future` semantics:
   `deref` blocks (or waits at most `timeout-ms` and returns `timeout-val`), `realized?`
   and `future-done?` tell whether it finished, `future-cancel` interrupts the thread and
   a later deref throws java.util.concurrent.CancellationException.
@@ -97,7 +130,7 @@
   ExecutionException wrapping it. The java.util.concurrent.Future methods keep their Java
   contract (`.get` wraps)."
   [f]
-  (let [task (FutureTask. ^Callable (convey-bindings f))]
+  (let [task (FutureTask. ^Callable (convey f))]
     (.start (.newThread vfuture-factory task))
     (reify
       clojure.lang.IDeref

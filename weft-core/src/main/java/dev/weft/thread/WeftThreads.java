@@ -1,5 +1,6 @@
 package dev.weft.thread;
 
+import dev.weft.context.Context;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -14,6 +15,11 @@ import java.util.concurrent.TimeUnit;
  * <p>Every thread weft starts is named {@code weft-<name>-<n>}, with {@code n} counting from 1
  * per factory, so that thread dumps, JFR recordings and the lab's thread accounting show whose
  * thread it is.
+ *
+ * <p>Executors convey context: each task runs with the {@link dev.weft.context.ContextKey}s
+ * bound where it was submitted ({@link Context#wrap(ExecutorService)}). Factories do not, because
+ * a thread is created for whoever happens to need one; convey through the executor, or wrap the
+ * task with {@link Context#wrap(Runnable)}.
  *
  * <p>With a virtual policy an executor starts one virtual thread per task and never queues;
  * with a platform policy it runs tasks on at most {@link #platformPoolSize()} daemon threads
@@ -69,19 +75,20 @@ public final class WeftThreads {
      * An executor whose threads are named {@code weft-<name>-<n>}: one new virtual thread per task
      * under a virtual policy, or a pool of at most {@link #platformPoolSize()} daemon platform
      * threads (idle ones end after 60 s) with an unbounded task queue under a platform policy.
+     * Every task runs with the context keys bound where it was submitted.
      *
      * @throws IllegalArgumentException if {@code name} is blank or contains whitespace
      */
     public static ExecutorService executor(String name, ThreadPolicy policy) {
         ThreadFactory factory = factory(name, policy);
         if (policy.isVirtual()) {
-            return Executors.newThreadPerTaskExecutor(factory);
+            return Context.wrap(Executors.newThreadPerTaskExecutor(factory));
         }
         int size = platformPoolSize();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(
                 size, size, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
         pool.allowCoreThreadTimeOut(true);
-        return pool;
+        return Context.wrap(pool);
     }
 
     /**

@@ -1,0 +1,807 @@
+package dev.weft.scope;
+
+import dev.weft.context.Context;
+import dev.weft.context.ContextKey;
+import dev.weft.limit.Limiter;
+import dev.weft.thread.ThreadPolicy;
+import dev.weft.thread.WeftThreads;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A structured scope: subtasks forked on virtual threads that all end before the scope does.
+ *
+ * <p>The thread that opens a scope owns it; only the owner may {@link #fork}, {@link #join},
+ * {@link #cancel} and {@link #close} it. Each fork starts a virtual thread named
+ * {@code weft-<name>-<n>} that runs the task with the {@link ContextKey}s bound at the fork. A
+ * {@link Policy} decides when the scope has its outcome:
+ *
+ * <ul>
+ *   <li>{@link Policy#ALL_SUCCEED} (the default): fail fast. The first failure cancels the other
+ *       subtasks (interrupts them) and {@link #join()} throws that original exception, with the
+ *       failures of the siblings that failed on their own added as suppressed.
+ *   <li>{@link Policy#FIRST_SUCCESS}: the first subtask to succeed wins and the rest are
+ *       cancelled; {@link #join()} throws only when every subtask failed.
+ *   <li>{@link Policy#AWAIT_ALL}: wait for every subtask; {@link #join()} throws no subtask's
+ *       exception; each {@link Subtask} has its own outcome.
+ * </ul>
+ *
+ * <p>A scope may have a deadline ({@link Builder#timeout}, {@link Builder#deadline}): when it
+ * passes, the scope is cancelled and {@code join} throws {@link TimeoutException}. It may cap how
+ * many subtasks run at once ({@link Builder#maxConcurrency}, or a shared {@link Limiter} with
+ * {@link Builder#limiter}): {@code fork} then waits in the owner for a permit, so a scope over a
+ * million elements holds at most the cap's threads. Interrupting the owner while it waits in
+ * {@code join} or {@code fork} cancels the scope. Scopes nest: a subtask may open a scope of its
+ * own, and cancelling the outer scope interrupts it, which cancels the inner one.
+ *
+ * <pre>{@code
+ * try (Scope scope = Scope.open()) {
+ *     Subtask<User> user = scope.fork(() -> fetchUser(id));
+ *     Subtask<List<Order>> orders = scope.fork(() -> fetchOrders(id));
+ *     scope.join();                        // throws the first failure; the other fork is cancelled
+ *     return new Page(user.get(), orders.get());
+ * }
+ *
+ * try (Scope scope = Scope.builder().name("mirrors").policy(Scope.Policy.FIRST_SUCCESS)
+ *                         .timeout(Duration.ofSeconds(2)).open()) {
+ *     List<Subtask<byte[]>> tries = mirrors.stream().map(m -> scope.fork(() -> download(m))).toList();
+ *     scope.join();                        // the first download wins, the others are interrupted
+ *     return tries.stream().filter(t -> t.state() == Subtask.State.SUCCESS).findFirst().orElseThrow().get();
+ * }
+ * }</pre>
+ *
+ * <p><b>Nothing leaks.</b> {@link #join()} and {@link #close()} return only after every thread
+ * the scope started has finished its task. {@code close} cancels what is still running first, and
+ * waits even if the owner is interrupted (it re-asserts the interrupt afterwards).
+ *
+ * <p><b>The current scope.</b> {@link #current()} is the innermost open scope the calling thread
+ * owns, or else the scope whose subtask (or {@link #spawn spawned} thread) the calling thread is or
+ * was started from with weft's context conveyance. Other weft APIs use it to tie their threads to
+ * the scope they start in ({@link #spawn}).
+ *
+ * <p>Memory consistency effects: actions in the owner before {@code fork} happen-before the
+ * subtask runs; actions in a subtask happen-before the owner returns from {@code join} or
+ * {@code close}.
+ *
+ * <p>Built on final JDK APIs only (virtual threads, locks); no preview feature.
+ */
+public final class Scope implements AutoCloseable {
+
+    /** When a scope has its outcome. */
+    public enum Policy {
+        /** Every subtask must succeed; the first failure cancels the rest and is thrown by {@code join}. */
+        ALL_SUCCEED,
+        /** The first subtask to succeed wins and the rest are cancelled; {@code join} throws when all failed. */
+        FIRST_SUCCESS,
+        /** Wait for every subtask, whatever its outcome; {@code join} throws no subtask's exception. */
+        AWAIT_ALL
+    }
+
+    /*
+     * Implementation overview. The fork/complete path takes no lock and shares no contended
+     * counter with the owner. The owner appends each forked subtask to an array it alone writes
+     * and publishes the count with a volatile write; a canceller reads the count, then the array,
+     * and interrupts every thread still recorded (a subtask clears its thread when it ends). A
+     * fork re-checks the cancelled flag after publishing, so every subtask is either seen by the
+     * canceller or never started (both are volatile: one of the two sees the other). Completions
+     * increment one counter; the owner waits on a condition until completions reach its fork
+     * count, and a completion takes the lock to wake it only when the owner said it is waiting,
+     * so a scope of a million forks touches the lock about once. A lock guards only what is rare:
+     * failures, spawned threads, closing. (A lock, or a shared concurrent set, on the hot path
+     * made a fork cost several bare virtual threads.) A completion that finds the scope cancelled
+     * makes its subtask CANCELLED: that is what keeps a loser's result from leaking. The
+     * first-success winner is a compare-and-set. Deadlines run on one shared daemon timer thread.
+     */
+
+    private static final ThreadLocal<Scope> OWNED = new ThreadLocal<>();
+    private static final ContextKey<Scope> CURRENT = ContextKey.of("weft.scope");
+
+    private final String name;
+    private final Policy policy;
+    private final Thread owner;
+    private final Scope parent;
+    private final Scope previouslyOwned;
+    private final Limiter limiter;
+    private final ThreadFactory threads;
+    private final Duration timeout;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition idle = lock.newCondition();
+    private volatile Subtask<?>[] forked = new Subtask<?>[16];   // written by the owner only
+    private volatile long forkCount;                              // written by the owner only
+    private final AtomicLong completedCount = new AtomicLong();
+    private volatile boolean ownerWaiting;
+    private final AtomicBoolean winner = new AtomicBoolean();
+    private final Set<Thread> spawned = new HashSet<>();          // guarded by lock
+    private volatile boolean cancelled;
+    private volatile boolean closed;
+    private boolean timedOut;                                     // guarded by lock
+    private Throwable firstFailure;                               // guarded by lock
+    private final List<Throwable> otherFailures = new ArrayList<>(); // guarded by lock
+    private int forkedSinceJoin;                                  // owner only
+    private long forks;                                           // owner only
+    private final ScheduledFuture<?> deadlineTask;
+
+    private Context.Snapshot forkBase;
+    private Context.Snapshot forkContext;
+
+    private Scope(Builder b) {
+        this.name = b.name;
+        this.policy = b.policy;
+        this.owner = Thread.currentThread();
+        this.parent = current().orElse(null);
+        this.limiter = b.limiter != null ? b.limiter
+                : b.maxConcurrency > 0 ? Limiter.of(b.name, b.maxConcurrency) : null;
+        this.threads = WeftThreads.factory(b.name, ThreadPolicy.VIRTUAL);
+        this.previouslyOwned = OWNED.get();
+        if (b.deadlineNanos != null) {
+            long delay = Math.max(0, b.deadlineNanos - System.nanoTime());
+            this.timeout = b.timeout;
+            this.deadlineTask = Timer.INSTANCE.schedule(this::expire, delay, TimeUnit.NANOSECONDS);
+        } else {
+            this.timeout = null;
+            this.deadlineTask = null;
+        }
+        OWNED.set(this);
+    }
+
+    /** Opens a scope with the default options: policy {@link Policy#ALL_SUCCEED}, name "scope", no deadline, no cap. */
+    public static Scope open() {
+        return builder().open();
+    }
+
+    /** Opens a scope with {@code policy} and otherwise the default options. */
+    public static Scope open(Policy policy) {
+        return builder().policy(policy).open();
+    }
+
+    /** Starts configuring a scope; {@link Builder#open()} opens it, owned by the calling thread. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * The current scope: the innermost open scope the calling thread owns, else the open scope
+     * that started the calling thread (a subtask or {@link #spawn spawned} thread, or a thread
+     * started from one with weft's context conveyance), else empty.
+     */
+    public static Optional<Scope> current() {
+        Scope s = OWNED.get();
+        if (s == null) {
+            s = CURRENT.get();
+        }
+        while (s != null && s.isClosed()) {
+            s = s.parent;
+        }
+        return Optional.ofNullable(s);
+    }
+
+    /** The scope's name, used for its threads ({@code weft-<name>-<n>}) and messages. */
+    public String name() {
+        return name;
+    }
+
+    /** The scope's policy. */
+    public Policy policy() {
+        return policy;
+    }
+
+    /** The thread that opened the scope and alone may fork, join, cancel and close it. */
+    public Thread owner() {
+        return owner;
+    }
+
+    /** The limiter capping how many subtasks run at once, if any. */
+    public Optional<Limiter> limiter() {
+        return Optional.ofNullable(limiter);
+    }
+
+    /** True once the scope was cancelled: its outcome is decided and unfinished subtasks are interrupted. */
+    public boolean isCancelled() {
+        return cancelled;
+    }
+
+    /** True once {@link #close()} has begun. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Forks {@code task}: runs it on a new virtual thread with the context keys bound now. With a
+     * cap, waits in the owner until a permit is free. If the scope is already cancelled the task is
+     * not started and the subtask is {@link Subtask.State#CANCELLED}; so it is too when the owner is
+     * interrupted while waiting for a permit, which also cancels the scope (and leaves the
+     * interrupt set for {@code join} to throw).
+     *
+     * @return the subtask, whose outcome is known after {@link #join()}
+     * @throws WrongThreadException  if the calling thread is not the owner
+     * @throws IllegalStateException if the scope is closed
+     * @throws dev.weft.limit.LimitExceededException if a shared limiter with a bounded wait turns
+     *                               the fork away (the task is not started; the scope goes on)
+     * @throws NullPointerException  if {@code task} is null
+     */
+    public <T> Subtask<T> fork(Callable<? extends T> task) {
+        checkOwner("fork");
+        Objects.requireNonNull(task, "task");
+        if (isClosed()) {
+            throw new IllegalStateException("scope " + name + " is closed; fork inside the scope's block,"
+                    + " before close, or open a new scope");
+        }
+        Limiter.Permit permit = null;
+        if (limiter != null && !cancelled) {
+            try {
+                permit = limiter.acquire();
+            } catch (InterruptedException e) {
+                cancel();
+                Thread.currentThread().interrupt();
+            }
+        }
+        Subtask<T> subtask = new Subtask<>(this, task, permit, forks++);
+        forkedSinceJoin++;
+        if (cancelled || (limiter != null && permit == null)) {
+            subtask.cancelUnstarted();
+            return subtask;
+        }
+        Context.Snapshot context = forkContext();
+        Thread thread;
+        try {
+            thread = threads.newThread(() -> context.run(subtask::run));
+        } catch (Throwable e) {
+            subtask.cancelUnstarted();
+            throw e;
+        }
+        // Set before the subtask is published, so a canceller that sees the subtask sees its thread.
+        subtask.thread = thread;
+        publish(subtask);
+        if (cancelled) {
+            // Cancelled while publishing: the canceller may not have seen it, so never start it.
+            subtask.cancelUnstarted();
+            ended();
+            return subtask;
+        }
+        try {
+            thread.start();
+        } catch (Throwable e) {
+            // No thread after all: the failure is the subtask's own, so join reports it.
+            completed(subtask, null, e);
+            throw e;
+        }
+        return subtask;
+    }
+
+    /** Appends a forked subtask for cancellers to see; counts it as live. Owner only. */
+    private void publish(Subtask<?> subtask) {
+        Subtask<?>[] a = forked;
+        int n = (int) forkCount;
+        if (n == a.length) {
+            a = java.util.Arrays.copyOf(a, n * 2);
+            forked = a;
+        }
+        a[n] = subtask;
+        forkCount = n + 1;
+    }
+
+    /** The keys bound now plus this scope as the current one, cached while the owner's keys stay the same. */
+    private Context.Snapshot forkContext() {
+        Context.Snapshot base = Context.capture();
+        if (base != forkBase) {
+            forkContext = base.with(CURRENT, this);
+            forkBase = base;
+        }
+        return forkContext;
+    }
+
+    /**
+     * Starts {@code task} on a new virtual thread that the scope owns but does not join: a
+     * background thread (a process, a pump) that ends with the scope. {@link #join()} does not wait
+     * for it and its outcome does not count for the policy; {@link #cancel()} and {@link #close()}
+     * interrupt it if it is still running, and {@code close} waits for it to end. An exception that
+     * escapes {@code task} goes to the thread's uncaught-exception handler, as for any thread.
+     * Unlike {@code fork}, any thread may call it while the scope is open, so code running inside
+     * the scope (see {@link #current()}) can tie its threads to it.
+     *
+     * @return the started thread
+     * @throws IllegalStateException if the scope is closed
+     * @throws CancellationException if the scope is cancelled (the task is not started)
+     */
+    public Thread spawn(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        Context.Snapshot context = Context.capture().with(CURRENT, this);
+        Thread t = threads.newThread(() -> {
+            try {
+                context.run(task);
+            } finally {
+                spawnEnded(Thread.currentThread());
+            }
+        });
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("scope " + name + " is closed; spawn while it is open, or in a new scope");
+            }
+            if (cancelled) {
+                throw new CancellationException("scope " + name + " is cancelled; nothing more starts in it");
+            }
+            spawned.add(t);
+        } finally {
+            lock.unlock();
+        }
+        t.start();
+        return t;
+    }
+
+    private void spawnEnded(Thread t) {
+        lock.lock();
+        try {
+            spawned.remove(t);
+            if (spawned.isEmpty()) {
+                idle.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records a subtask's completion; decides the scope when the policy says so. */
+    <T> void completed(Subtask<T> subtask, T value, Throwable failure) {
+        if (failure == null) {
+            boolean won = false;
+            if (cancelled) {
+                subtask.complete(Subtask.State.CANCELLED, null, null);
+            } else if (policy != Policy.FIRST_SUCCESS) {
+                subtask.complete(Subtask.State.SUCCESS, value, null);
+            } else if (winner.compareAndSet(false, true)) {
+                subtask.complete(Subtask.State.SUCCESS, value, null);
+                won = true;
+            } else {
+                subtask.complete(Subtask.State.CANCELLED, null, null);
+            }
+            if (won) {
+                cancelAll();
+            }
+        } else if (recordFailure(subtask, failure)) {
+            cancelAll();
+        }
+        subtask.thread = null;   // ended: nothing to interrupt, and the thread can be collected
+        ended();
+    }
+
+    /** Records a failure under the lock; true when it decides the scope (all-succeed). */
+    private boolean recordFailure(Subtask<?> subtask, Throwable failure) {
+        lock.lock();
+        try {
+            if (cancelled) {
+                if (policy == Policy.ALL_SUCCEED && !(failure instanceof InterruptedException)) {
+                    otherFailures.add(failure);
+                }
+                subtask.complete(Subtask.State.CANCELLED, null, null);
+                return false;
+            }
+            subtask.complete(Subtask.State.FAILED, null, failure);
+            if (firstFailure == null) {
+                firstFailure = failure;
+            } else if (policy == Policy.FIRST_SUCCESS) {
+                otherFailures.add(failure);
+            }
+            return policy == Policy.ALL_SUCCEED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One more subtask ended; wakes the owner if it waits and this was the last. */
+    private void ended() {
+        long done = completedCount.incrementAndGet();
+        if (ownerWaiting && done >= forkCount) {
+            lock.lock();
+            try {
+                idle.signalAll();   // join waits for the forks; close also for spawned threads
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** True while forked subtasks have not all ended. */
+    private boolean forksLive() {
+        return completedCount.get() < forkCount;
+    }
+
+    /** Marks the scope cancelled, once, and interrupts every live subtask and spawned thread. */
+    private void cancelAll() {
+        List<Thread> background;
+        lock.lock();
+        try {
+            if (cancelled) {
+                return;
+            }
+            cancelled = true;
+            background = List.copyOf(spawned);
+        } finally {
+            lock.unlock();
+        }
+        Thread self = Thread.currentThread();
+        int n = (int) forkCount;          // read the count first: the array is at least as new
+        Subtask<?>[] a = forked;
+        for (int i = 0; i < n; i++) {
+            Thread t = a[i].thread;
+            if (t != null && t != self) {
+                t.interrupt();
+            }
+        }
+        for (Thread t : background) {
+            if (t != self) {
+                t.interrupt();
+            }
+        }
+    }
+
+    /**
+     * Cancels the scope: subtasks that have not completed are interrupted and will be
+     * {@link Subtask.State#CANCELLED}, spawned threads are interrupted, and later forks do not
+     * start. {@link #join()} still waits for the threads to end, then returns normally unless a
+     * failure was recorded before the cancel (all-succeed) or the deadline had passed. Does
+     * nothing if already cancelled.
+     *
+     * @throws WrongThreadException if the calling thread is not the owner
+     */
+    public void cancel() {
+        checkOwner("cancel");
+        cancelAll();
+    }
+
+    private void expire() {
+        lock.lock();
+        try {
+            if (closed || cancelled) {
+                return;
+            }
+            timedOut = true;
+        } finally {
+            lock.unlock();
+        }
+        cancelAll();
+    }
+
+    /**
+     * Waits until the policy has the scope's outcome and every forked thread has ended, then
+     * returns or throws it. With {@link Policy#ALL_SUCCEED} returns when every subtask succeeded;
+     * with {@link Policy#FIRST_SUCCESS} when one did (find it with {@link Subtask#state()});
+     * with {@link Policy#AWAIT_ALL} when all completed. May be called again after more forks.
+     *
+     * @throws Exception             the original exception of the first subtask to fail, with the
+     *                               failures of its siblings added as suppressed (all-succeed), or
+     *                               when every subtask failed (first-success)
+     * @throws TimeoutException      if the deadline passed before the outcome (the unfinished
+     *                               subtasks were cancelled)
+     * @throws InterruptedException  if the owner was interrupted; the scope was cancelled and every
+     *                               thread has ended
+     * @throws NoSuchElementException with {@link Policy#FIRST_SUCCESS}, if no subtask was forked
+     * @throws WrongThreadException  if the calling thread is not the owner
+     * @throws IllegalStateException if the scope is closed
+     */
+    public void join() throws Exception {
+        checkOwner("join");
+        boolean interrupted = false;
+        lock.lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("scope " + name + " is closed; join before close");
+            }
+            if (Thread.interrupted()) {
+                interrupted = true;
+                cancelAll();
+            }
+            ownerWaiting = true;
+            while (forksLive()) {
+                try {
+                    idle.await();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                    cancelAll();
+                }
+            }
+            ownerWaiting = false;
+            forkedSinceJoin = 0;
+            if (interrupted) {
+                throw new InterruptedException("scope " + name + ": owner " + owner.getName()
+                        + " was interrupted while joining; the scope was cancelled and its threads have ended");
+            }
+            throwOutcome();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void throwOutcome() throws Exception {
+        switch (policy) {
+            case ALL_SUCCEED -> {
+                if (firstFailure != null) {
+                    throw failure();
+                }
+                if (timedOut) {
+                    throw timeout();
+                }
+            }
+            case FIRST_SUCCESS -> {
+                if (winner.get()) {
+                    return;
+                }
+                if (timedOut) {
+                    throw timeout();
+                }
+                if (firstFailure != null && !cancelled) {
+                    throw failure();
+                }
+                if (firstFailure == null && !cancelled) {
+                    throw new NoSuchElementException("scope " + name + ": first-success policy, but no subtask was forked;"
+                            + " fork at least one before join");
+                }
+            }
+            case AWAIT_ALL -> {
+                if (timedOut) {
+                    throw timeout();
+                }
+            }
+        }
+    }
+
+    /** The first failure with the others suppressed (each added once). */
+    private Exception failure() {
+        Throwable first = firstFailure;
+        for (Throwable other : otherFailures) {
+            if (other != first) {
+                first.addSuppressed(other);
+            }
+        }
+        otherFailures.clear();
+        if (first instanceof Exception e) {
+            return e;
+        }
+        if (first instanceof Error e) {
+            throw e;
+        }
+        return new RuntimeException(first);
+    }
+
+    private TimeoutException timeout() {
+        return new TimeoutException("scope " + name + ": deadline" + (timeout != null ? " of " + timeout : "")
+                + " passed before its outcome; unfinished subtasks were cancelled."
+                + " Raise the timeout, or make the subtasks faster");
+    }
+
+    /**
+     * Closes the scope: cancels whatever is still running (subtasks and spawned threads), waits
+     * until every thread the scope started has ended, even if interrupted (the interrupt is
+     * re-asserted afterwards), and stops being the current scope. Scopes opened inside this one by
+     * the same thread and still open are closed first. Closing again does nothing.
+     *
+     * @throws WrongThreadException  if the calling thread is not the owner
+     * @throws IllegalStateException after closing, if subtasks were forked since the last
+     *                               {@link #join()} and the scope was not cancelled: their
+     *                               outcomes would be lost, so join before close (or cancel)
+     */
+    @Override
+    public void close() {
+        checkOwner("close");
+        IllegalStateException innerUnjoined = closeNested();
+        boolean interrupted = false;
+        boolean unjoined;
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            unjoined = forkedSinceJoin > 0 && !cancelled;
+            cancelAll();
+            ownerWaiting = true;
+            while (forksLive() || !spawned.isEmpty()) {
+                try {
+                    idle.await();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            ownerWaiting = false;
+        } finally {
+            lock.unlock();
+            if (deadlineTask != null) {
+                deadlineTask.cancel(false);
+            }
+            if (OWNED.get() == this) {
+                if (previouslyOwned == null) {
+                    OWNED.remove();
+                } else {
+                    OWNED.set(previouslyOwned);
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (unjoined) {
+            throw new IllegalStateException("scope " + name + " was closed with subtasks forked after the last join;"
+                    + " they were cancelled and their outcomes lost. Call join() before close(), or cancel() to discard them");
+        }
+        if (innerUnjoined != null) {
+            throw innerUnjoined;
+        }
+    }
+
+    /** Closes the scopes this thread opened inside this one and left open; returns the first complaint. */
+    private IllegalStateException closeNested() {
+        IllegalStateException first = null;
+        if (!isNestedIn(OWNED.get())) {
+            return null;
+        }
+        for (Scope inner = OWNED.get(); inner != null && inner != this; inner = OWNED.get()) {
+            try {
+                inner.close();
+            } catch (IllegalStateException e) {
+                first = first == null ? e : first;
+            }
+        }
+        return first;
+    }
+
+    /** True when {@code inner} was opened by this thread while this scope was open (and is not this scope). */
+    private boolean isNestedIn(Scope inner) {
+        if (inner == null || inner == this) {
+            return false;
+        }
+        for (Scope s = inner.previouslyOwned; s != null; s = s.previouslyOwned) {
+            if (s == this) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void checkOwner(String what) {
+        if (Thread.currentThread() != owner) {
+            throw new WrongThreadException("only the owner of scope " + name + " (" + owner + ") may " + what
+                    + " it, not " + Thread.currentThread() + "; " + what + " from the thread that opened the scope,"
+                    + " or open a scope in this thread");
+        }
+    }
+
+    @Override
+    public String toString() {
+        lock.lock();
+        try {
+            return "Scope[" + name + ", " + policy + ", " + (forkCount - completedCount.get()) + " running"
+                    + (cancelled ? ", cancelled" : "") + (closed ? ", closed" : "") + "]";
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Configures a {@link Scope}; {@link #open()} opens it. */
+    public static final class Builder {
+        private String name = "scope";
+        private Policy policy = Policy.ALL_SUCCEED;
+        private Long deadlineNanos;
+        private Duration timeout;
+        private int maxConcurrency;
+        private Limiter limiter;
+
+        private Builder() {
+        }
+
+        /**
+         * The scope's name: its threads are {@code weft-<name>-<n>}. Default "scope".
+         *
+         * @throws IllegalArgumentException if blank or containing whitespace
+         */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank() || name.chars().anyMatch(Character::isWhitespace)) {
+                throw new IllegalArgumentException("scope name \"" + name
+                        + "\" must be non-blank and without spaces, e.g. \"fetch\" (threads are named weft-<name>-<n>)");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /** The policy. Default {@link Policy#ALL_SUCCEED}. */
+        public Builder policy(Policy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Cancels the scope {@code timeout} after it opens, if it has not its outcome by then.
+         *
+         * @throws IllegalArgumentException if negative
+         */
+        public Builder timeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative()) {
+                throw new IllegalArgumentException("scope " + name + ": timeout must not be negative; got " + timeout);
+            }
+            this.timeout = timeout;
+            this.deadlineNanos = System.nanoTime() + saturatedNanos(timeout);
+            return this;
+        }
+
+        /** Cancels the scope at {@code deadline} (wall clock), if it has not its outcome by then. */
+        public Builder deadline(Instant deadline) {
+            Objects.requireNonNull(deadline, "deadline");
+            Duration left = Duration.between(Instant.now(), deadline);
+            this.timeout = null;
+            this.deadlineNanos = System.nanoTime() + saturatedNanos(left.isNegative() ? Duration.ZERO : left);
+            return this;
+        }
+
+        /**
+         * At most {@code n} subtasks run at once; {@code fork} waits in the owner for one to end.
+         * Default: no cap. Replaces a {@link #limiter}.
+         *
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder maxConcurrency(int n) {
+            if (n <= 0) {
+                throw new IllegalArgumentException("scope " + name + ": maxConcurrency must be positive; got " + n
+                        + " (leave it unset for no cap)");
+            }
+            this.maxConcurrency = n;
+            this.limiter = null;
+            return this;
+        }
+
+        /**
+         * Subtasks run holding a permit of {@code limiter}, which other scopes and code may share;
+         * {@code fork} takes the permit in the owner, by the limiter's rules (a bounded limiter may
+         * reject the fork). Replaces a {@link #maxConcurrency}.
+         */
+        public Builder limiter(Limiter limiter) {
+            this.limiter = Objects.requireNonNull(limiter, "limiter");
+            this.maxConcurrency = 0;
+            return this;
+        }
+
+        /** Opens the scope, owned by the calling thread, which it becomes the current scope of. */
+        public Scope open() {
+            return new Scope(this);
+        }
+
+        private static long saturatedNanos(Duration d) {
+            try {
+                return d.toNanos();
+            } catch (ArithmeticException e) {
+                return Long.MAX_VALUE / 2;
+            }
+        }
+    }
+
+    /** One daemon platform thread for every scope's deadline. */
+    private static final class Timer {
+        static final ScheduledThreadPoolExecutor INSTANCE = create();
+
+        private static ScheduledThreadPoolExecutor create() {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+                    WeftThreads.factory("scope-deadline", ThreadPolicy.PLATFORM));
+            timer.setRemoveOnCancelPolicy(true);
+            return timer;
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package dev.weft.context;
+
+/**
+ * Bindings in one {@link ScopedValue} (final in JDK 25): every key's value is in the snapshot it
+ * holds, so conveying any number of keys is one {@code ScopedValue.where(...).run(...)}.
+ * Compiled with {@code --release 25} and loaded by name only on JDK 25 and newer.
+ */
+final class ScopedValueBinder extends Binder {
+
+    private static final ScopedValue<Context.Snapshot> BINDINGS = ScopedValue.newInstance();
+
+    @Override
+    Context.Snapshot current() {
+        return BINDINGS.orElse(Context.Snapshot.empty());
+    }
+
+    @Override
+    void run(Context.Snapshot s, Runnable body) {
+        if (skip(s)) {
+            body.run();
+        } else {
+            ScopedValue.where(BINDINGS, s).run(body);
+        }
+    }
+
+    @Override
+    <T, X extends Throwable> T call(Context.Snapshot s, Context.CallableOp<? extends T, X> body) throws X {
+        if (skip(s)) {
+            return body.call();
+        }
+        return ScopedValue.where(BINDINGS, s).call(body::call);
+    }
+
+    /** Nothing to bind: the body would see exactly these bindings anyway. */
+    private static boolean skip(Context.Snapshot s) {
+        return BINDINGS.isBound() ? BINDINGS.get() == s : s.size() == 0;
+    }
+
+    @Override
+    String name() {
+        return "scoped-value";
+    }
+}

@@ -1,0 +1,413 @@
+package dev.weft.scope;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.weft.context.Context;
+import dev.weft.context.ContextKey;
+import dev.weft.limit.LimitExceededException;
+import dev.weft.limit.Limiter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class ScopeTest {
+
+    static final ContextKey<String> REQUEST = ContextKey.of("request");
+    /** A hang guard only: every wait below ends on a condition long before it. */
+    static final long GUARD_S = 30;
+
+    /** Blocks until interrupted; records that it was. */
+    static String blockUntilInterrupted(CountDownLatch interrupted) throws InterruptedException {
+        try {
+            new CountDownLatch(1).await();
+            throw new AssertionError("unreachable");
+        } catch (InterruptedException e) {
+            interrupted.countDown();
+            throw e;
+        }
+    }
+
+    @Test
+    void allSucceedJoinsEveryForkOnNamedVirtualThreads() throws Exception {
+        try (Scope scope = Scope.builder().name("two").open()) {
+            Subtask<String> a = scope.fork(() -> Thread.currentThread().getName());
+            Subtask<Boolean> b = scope.fork(() -> Thread.currentThread().isVirtual());
+            scope.join();
+            assertTrue(a.get().matches("weft-two-\\d+"), a.get());
+            assertTrue(b.get());
+            assertEquals(Subtask.State.SUCCESS, a.state());
+        }
+    }
+
+    @Test
+    void firstFailureCancelsTheRestAndIsThrownWithSiblingsSuppressed() throws Exception {
+        IllegalStateException boom = new IllegalStateException("boom");
+        CountDownLatch interrupted = new CountDownLatch(2);
+        CountDownLatch started = new CountDownLatch(2);
+        Subtask<String> blocked;
+        Subtask<String> sibling;
+        Subtask<String> failing;
+        try (Scope scope = Scope.open()) {
+            blocked = scope.fork(() -> {
+                started.countDown();
+                return blockUntilInterrupted(interrupted);
+            });
+            sibling = scope.fork(() -> {
+                try {
+                    started.countDown();
+                    return blockUntilInterrupted(interrupted);
+                } catch (InterruptedException e) {
+                    throw new IllegalArgumentException("sibling failed on its own way out");
+                }
+            });
+            failing = scope.fork(() -> {
+                started.await();   // a sibling cancelled before it starts never runs, so is never interrupted
+                throw boom;
+            });
+            Exception thrown = assertThrows(Exception.class, scope::join);
+            assertSame(boom, thrown, "the original exception, not a wrapper");
+            assertEquals(1, thrown.getSuppressed().length);
+            assertEquals("sibling failed on its own way out", thrown.getSuppressed()[0].getMessage());
+        }
+        assertTrue(interrupted.await(0, TimeUnit.SECONDS), "both siblings were interrupted before join returned");
+        assertEquals(Subtask.State.FAILED, failing.state());
+        assertSame(boom, failing.exception());
+        assertEquals(Subtask.State.CANCELLED, blocked.state());
+        assertEquals(Subtask.State.CANCELLED, sibling.state());
+        IllegalStateException noValue = assertThrows(IllegalStateException.class, blocked::get);
+        assertTrue(noValue.getMessage().contains("CANCELLED"), noValue.getMessage());
+    }
+
+    @Test
+    void firstSuccessWinsAndNoLoserResultLeaks() throws Exception {
+        try (Scope scope = Scope.open(Scope.Policy.FIRST_SUCCESS)) {
+            Subtask<String> loser = scope.fork(() -> {
+                try {
+                    new CountDownLatch(1).await();
+                } catch (InterruptedException e) {
+                    return "late";   // returns a value after being cancelled: it must not show
+                }
+                return "never";
+            });
+            Subtask<String> winner = scope.fork(() -> "fast");
+            scope.join();
+            assertEquals("fast", winner.get());
+            assertEquals(Subtask.State.CANCELLED, loser.state());
+            assertThrows(IllegalStateException.class, loser::get);
+        }
+    }
+
+    @Test
+    void firstSuccessThrowsWhenAllFailAndNeedsAFork() throws Exception {
+        try (Scope scope = Scope.open(Scope.Policy.FIRST_SUCCESS)) {
+            scope.fork(() -> {
+                throw new IllegalStateException("a");
+            });
+            scope.fork(() -> {
+                throw new IllegalStateException("b");
+            });
+            IllegalStateException e = assertThrows(IllegalStateException.class, scope::join);
+            assertEquals(1, e.getSuppressed().length);
+            assertTrue(List.of("a", "b").contains(e.getMessage()));
+            assertTrue(List.of("a", "b").contains(e.getSuppressed()[0].getMessage()));
+        }
+        try (Scope scope = Scope.open(Scope.Policy.FIRST_SUCCESS)) {
+            assertThrows(NoSuchElementException.class, scope::join);
+        }
+    }
+
+    @Test
+    void awaitAllCollectsEveryOutcome() throws Exception {
+        try (Scope scope = Scope.open(Scope.Policy.AWAIT_ALL)) {
+            Subtask<Integer> ok = scope.fork(() -> 1);
+            Subtask<Integer> bad = scope.fork(() -> {
+                throw new IllegalStateException("bad");
+            });
+            Subtask<Integer> slow = scope.fork(() -> {
+                Thread.sleep(20);
+                return 3;
+            });
+            scope.join();
+            assertEquals(1, ok.get());
+            assertEquals("bad", bad.exception().getMessage());
+            assertEquals(3, slow.get(), "a failure cancels nothing under await-all");
+        }
+    }
+
+    @Test
+    void deadlineCancelsAndJoinThrowsTimeout() throws Exception {
+        CountDownLatch interrupted = new CountDownLatch(2);
+        CountDownLatch started = new CountDownLatch(1);
+        try (Scope scope = Scope.builder().timeout(Duration.ofMillis(50)).open()) {
+            Subtask<String> s = scope.fork(() -> {
+                started.countDown();
+                return blockUntilInterrupted(interrupted);
+            });
+            TimeoutException e = assertThrows(TimeoutException.class, scope::join);
+            assertTrue(e.getMessage().contains("PT0.05S"), e.getMessage());
+            assertEquals(Subtask.State.CANCELLED, s.state());
+        }
+        try (Scope scope = Scope.builder().deadline(Instant.now().plusMillis(30)).policy(Scope.Policy.AWAIT_ALL).open()) {
+            Subtask<String> s = scope.fork(() -> blockUntilInterrupted(interrupted));
+            assertThrows(TimeoutException.class, scope::join);
+            assertEquals(Subtask.State.CANCELLED, s.state());
+        }
+        // Under load the deadline may pass before a fork starts; a fork that started was interrupted.
+        assertTrue(started.getCount() == 1 || interrupted.getCount() < 2);
+    }
+
+    @Test
+    void maxConcurrencyCapsRunningForksAndTheThreadsAlive() throws Exception {
+        AtomicInteger running = new AtomicInteger();
+        AtomicInteger peak = new AtomicInteger();
+        List<Subtask<Integer>> tasks = new ArrayList<>();
+        try (Scope scope = Scope.builder().maxConcurrency(3).open()) {
+            for (int i = 0; i < 30; i++) {
+                int n = i;
+                tasks.add(scope.fork(() -> {
+                    peak.accumulateAndGet(running.incrementAndGet(), Math::max);
+                    Thread.sleep(2);
+                    running.decrementAndGet();
+                    return n;
+                }));
+            }
+            scope.join();
+            assertEquals(3, scope.limiter().orElseThrow().permits());
+        }
+        assertTrue(peak.get() <= 3, "peak " + peak.get());
+        for (int i = 0; i < 30; i++) {
+            assertEquals(i, tasks.get(i).get());
+        }
+    }
+
+    @Test
+    void aSharedLimiterCapsAndMayRejectAFork() throws Exception {
+        Limiter shared = Limiter.builder("db", 1).maxWaiting(0).build();
+        try (Limiter.Permit held = shared.acquire(); Scope scope = Scope.builder().limiter(shared).open()) {
+            LimitExceededException e = assertThrows(LimitExceededException.class, () -> scope.fork(() -> 1));
+            assertEquals("db", e.limiter());
+            held.close();
+            Subtask<Integer> ok = scope.fork(() -> shared.inUse());
+            scope.join();
+            assertEquals(1, ok.get());
+        }
+        assertEquals(0, shared.inUse(), "every permit came back");
+    }
+
+    @Test
+    void onlyTheOwnerMayForkJoinCancelAndClose() throws Exception {
+        try (Scope scope = Scope.builder().name("owned").open()) {
+            AtomicReference<Throwable> fork = new AtomicReference<>();
+            AtomicReference<Throwable> join = new AtomicReference<>();
+            AtomicReference<Throwable> close = new AtomicReference<>();
+            Thread other = Thread.ofVirtual().start(() -> {
+                fork.set(catching(() -> scope.fork(() -> 1)));
+                join.set(catching(() -> {
+                    scope.join();
+                    return null;
+                }));
+                close.set(catching(() -> {
+                    scope.close();
+                    return null;
+                }));
+            });
+            other.join();
+            for (Throwable t : List.of(fork.get(), join.get(), close.get())) {
+                assertInstanceOf(WrongThreadException.class, t);
+                assertTrue(t.getMessage().contains("only the owner of scope owned"), t.getMessage());
+                assertTrue(t.getMessage().contains("from the thread that opened the scope"), t.getMessage());
+            }
+            assertFalse(scope.isClosed());
+        }
+    }
+
+    @Test
+    void forkAfterCloseIsAnError() {
+        Scope scope = Scope.builder().name("done").open();
+        scope.close();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> scope.fork(() -> 1));
+        assertTrue(e.getMessage().contains("scope done is closed"), e.getMessage());
+        scope.close();   // idempotent
+    }
+
+    @Test
+    void closingWithoutJoinCancelsWaitsAndComplains() throws Exception {
+        CountDownLatch interrupted = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean finished = new AtomicBoolean();
+        Scope scope = Scope.open();
+        Subtask<String> s = scope.fork(() -> {
+            try {
+                started.countDown();
+                return blockUntilInterrupted(interrupted);
+            } finally {
+                Thread.sleep(20);   // still busy after the interrupt: close must wait for it
+                finished.set(true);
+            }
+        });
+        assertTrue(started.await(GUARD_S, TimeUnit.SECONDS));   // a fork cancelled before it starts never runs
+        IllegalStateException e = assertThrows(IllegalStateException.class, scope::close);
+        assertTrue(e.getMessage().contains("join() before close()"), e.getMessage());
+        assertTrue(finished.get(), "close returned only after the subtask's code ended");
+        assertEquals(Subtask.State.CANCELLED, s.state());
+        Scope cancelled = Scope.open();
+        cancelled.fork(() -> 1);
+        cancelled.cancel();
+        cancelled.close();   // cancelling first says the outcomes are not wanted: no complaint
+    }
+
+    @Test
+    void interruptingTheOwnerCancelsTheScope() throws Exception {
+        CountDownLatch interrupted = new CountDownLatch(1);
+        CountDownLatch forked = new CountDownLatch(1);
+        AtomicReference<Throwable> joinThrew = new AtomicReference<>();
+        AtomicReference<Subtask<String>> sub = new AtomicReference<>();
+        Thread owner = Thread.ofVirtual().start(() -> {
+            try (Scope scope = Scope.open()) {
+                sub.set(scope.fork(() -> {
+                    forked.countDown();
+                    return blockUntilInterrupted(interrupted);
+                }));
+                scope.join();
+            } catch (Throwable t) {
+                joinThrew.set(t);
+            }
+        });
+        assertTrue(forked.await(GUARD_S, TimeUnit.SECONDS));
+        owner.interrupt();
+        owner.join();
+        assertInstanceOf(InterruptedException.class, joinThrew.get());
+        assertEquals(0, interrupted.getCount());
+        assertEquals(Subtask.State.CANCELLED, sub.get().state());
+    }
+
+    @Test
+    void nestedScopesAreCancelledThroughTheirOwner() throws Exception {
+        CountDownLatch innerInterrupted = new CountDownLatch(1);
+        CountDownLatch innerStarted = new CountDownLatch(1);
+        try (Scope outer = Scope.builder().name("outer").open()) {
+            outer.fork(() -> {
+                try (Scope inner = Scope.builder().name("inner").open()) {
+                    assertSame(inner, Scope.current().orElseThrow());
+                    inner.fork(() -> {
+                        innerStarted.countDown();
+                        return blockUntilInterrupted(innerInterrupted);
+                    });
+                    inner.join();
+                }
+                return "unreachable";
+            });
+            outer.fork(() -> {
+                innerStarted.await();
+                throw new IllegalStateException("outer fails");
+            });
+            IllegalStateException e = assertThrows(IllegalStateException.class, outer::join);
+            assertEquals("outer fails", e.getMessage());
+        }
+        assertEquals(0, innerInterrupted.getCount(), "the inner scope's fork was cancelled too");
+    }
+
+    @Test
+    void currentScopeIsTheOwnedOneOrTheForkingOne() throws Exception {
+        assertEquals(Optional.empty(), Scope.current());
+        try (Scope outer = Scope.open()) {
+            assertSame(outer, Scope.current().orElseThrow());
+            Subtask<Scope> seen = outer.fork(() -> Scope.current().orElseThrow());
+            try (Scope inner = Scope.open()) {
+                assertSame(inner, Scope.current().orElseThrow());
+            }
+            assertSame(outer, Scope.current().orElseThrow(), "closing restores the outer scope");
+            outer.join();
+            assertSame(outer, seen.get());
+        }
+        assertEquals(Optional.empty(), Scope.current());
+    }
+
+    @Test
+    void closingAnOuterScopeClosesNestedOnesLeftOpen() {
+        Scope outer = Scope.open();
+        Scope inner = Scope.open();
+        outer.close();
+        assertTrue(inner.isClosed());
+        assertEquals(Optional.empty(), Scope.current());
+    }
+
+    @Test
+    void spawnedThreadsEndWithTheScopeAndMayStartFromInsideIt() throws Exception {
+        CountDownLatch interrupted = new CountDownLatch(2);
+        AtomicBoolean finished = new AtomicBoolean();
+        Scope scope = Scope.open();
+        Thread background = scope.spawn(() -> {
+            try {
+                blockUntilInterrupted(interrupted);
+            } catch (InterruptedException e) {
+                finished.set(true);
+            }
+        });
+        Subtask<Thread> fromInside = scope.fork(() -> Scope.current().orElseThrow().spawn(() -> {
+            try {
+                blockUntilInterrupted(interrupted);
+            } catch (InterruptedException ignored) {
+                // ends with the scope
+            }
+        }));
+        scope.join();   // does not wait for spawned threads
+        assertTrue(background.isAlive() || finished.get());
+        scope.close();
+        assertTrue(finished.get(), "close interrupted the spawned thread and waited for it");
+        assertEquals(0, interrupted.getCount());
+        fromInside.get().join();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> scope.spawn(() -> { }));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
+
+    @Test
+    void forksSeeTheContextBoundAtTheirForkPoint() throws Exception {
+        try (Scope scope = Scope.open()) {
+            List<Subtask<String>> seen = new ArrayList<>();
+            for (String r : List.of("r1", "r2", "r3")) {
+                Context.where(REQUEST, r).run(() -> seen.add(scope.fork(REQUEST::get)));
+            }
+            Subtask<String> none = scope.fork(REQUEST::get);
+            scope.join();
+            assertEquals(List.of("r1", "r2", "r3"), seen.stream().map(Subtask::get).toList());
+            assertEquals(null, none.get());
+        }
+    }
+
+    @Test
+    void badOptionsAreRejectedWithTheFix() {
+        IllegalArgumentException name = assertThrows(IllegalArgumentException.class, () -> Scope.builder().name("a b"));
+        assertTrue(name.getMessage().contains("without spaces"), name.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> Scope.builder().timeout(Duration.ofMillis(-1)));
+        IllegalArgumentException cap = assertThrows(IllegalArgumentException.class, () -> Scope.builder().maxConcurrency(0));
+        assertTrue(cap.getMessage().contains("leave it unset"), cap.getMessage());
+        try (Scope scope = Scope.open()) {
+            assertThrows(NullPointerException.class, () -> scope.fork(null));
+        }
+    }
+
+    private static Throwable catching(java.util.concurrent.Callable<?> c) {
+        try {
+            c.call();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+}

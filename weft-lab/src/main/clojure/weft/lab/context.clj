@@ -1,0 +1,193 @@
+(ns weft.lab.context
+  "Lab scenario `context` (article 002): context for N virtual-thread tasks.
+
+  The article's three variants, each through a structured `pmap` (weft's, on final JDK
+  APIs: the article's own StructuredTaskScope code no longer compiles on JDK 25), plus
+  weft's context key:
+    dynamic-var            `binding` + `bound-fn*`, run as code loaded by clojure.main runs
+                           (`clojure.main/with-bindings` plus the compiler's `load`: 32
+                           bindings on Clojure 1.12): `bound-fn*` captures and
+                           re-installs every one of them in every task
+    dynamic-var-1-binding  the same with one binding in effect
+    scoped-value           a java.lang.ScopedValue re-bound in every task (JDK 25+)
+    explicit-arg           the context closed over and passed as an argument: the floor
+    weft-context           a `defcontext` key bound with `with-context`, read with `@`
+  All but dynamic-var-1-binding run in that same loaded-code environment. Variants run
+  interleaved, in a new order each round, and report the fastest run (the median and every
+  run are kept as extras)."
+  (:require [clojure.main :as main]
+            [weft.context :refer [defcontext with-context]]
+            [weft.lab.scenario :as lab]
+            [weft.scope :as scope])
+  (:import (dev.weft.context Context)
+           (dev.weft.thread SchedulerSampler SchedulerSamples)
+           (java.time Duration)))
+
+(set! *warn-on-reflection* true)
+
+(def context-data
+  "The article's context."
+  {:increase 1
+   :colors {:red 1 :blue 2 :green 3}
+   :a "A bunch of context stuff"
+   :b "B bunch of context stuff"
+   :c "C bunch of context stuff"})
+
+(def ^:dynamic *context* nil)
+
+(defcontext weft-context "The article's context, as a weft context key.")
+
+(def published-ms
+  "The article's means for 500,000 tasks on a 4-core 2020 MacBook Pro (criterium quick-bench)."
+  {"dynamic-var" 1196.520 "scoped-value" 197.550 "explicit-arg" 189.314})
+
+(def article-size 500000)
+
+(defn- dynamic-var-run [n]
+  (binding [*context* context-data]
+    (scope/pmap (bound-fn* (fn [x] (+ x (:increase *context*)))) (repeat n 1))))
+
+(defn- explicit-arg-run [n]
+  (let [context context-data]
+    (scope/pmap (fn [x] (+ x (:increase context))) (repeat n 1))))
+
+(defn- weft-context-run [n]
+  (with-context [weft-context context-data]
+    (scope/pmap (fn [x] (+ x (:increase @weft-context))) (repeat n 1))))
+
+(defn- scoped-value-run []
+  (when (>= (.feature (Runtime/version)) 25)
+    (let [run (requiring-resolve 'weft.lab.context-scoped-value/run)]
+      (fn [n] (run scope/pmap n context-data)))))
+
+(def ^:private pending
+  "The measurement `as-loaded-code` runs from inside code it loads."
+  (atom nil))
+
+(defn run-pending!
+  "Runs the pending measurement (called from code `as-loaded-code` loads)."
+  []
+  ((first (reset-vals! pending nil))))
+
+(defn- as-loaded-code
+  "Calls `thunk` the way code loaded by clojure.main runs (a script, or a file loaded at a
+  REPL): inside `clojure.main/with-bindings` and the compiler's `load`, which pushes its own
+  bindings on top."
+  [thunk]
+  (reset! pending thunk)
+  (main/with-bindings (load-string "(weft.lab.context/run-pending!)")))
+
+(defn- binding-counts
+  "How many dynamic bindings are in effect: in code loaded by clojure.main, in a form read and
+  evaluated by `clojure.main/repl`, and under clojure.main/with-bindings alone."
+  []
+  {:loaded (as-loaded-code #(count (get-thread-bindings)))
+   :repl-form (let [result (atom nil)
+                    forms (atom ['(count (get-thread-bindings))])]
+                ;; Forms come through :read, not a rebound *in*, so the count is the REPL's own.
+                (main/repl :prompt (fn [])
+                           :read (fn [_ request-exit] (if-let [f (first @forms)] (do (swap! forms rest) f) request-exit))
+                           :print #(reset! result %))
+                @result)
+   :with-bindings (main/with-bindings (count (get-thread-bindings)))})
+
+(defn- timed-ms
+  "Runs `(f n)` once and returns the wall time in ms; checks that every task ran."
+  [f n]
+  (System/gc)
+  (let [start (System/nanoTime)
+        result (f n)
+        ms (/ (- (System/nanoTime) start) 1e6)]
+    (when-not (and (= n (count result)) (= (* 2 n) (reduce + result)))
+      (throw (IllegalStateException. (str "a run of " n " tasks returned the wrong result"))))
+    ms))
+
+(defn- measure
+  "Times `(f n)` in the variant's environment: :loaded (code loaded by clojure.main) or :plain."
+  [env f n]
+  (if (= env :loaded)
+    (as-loaded-code #(timed-ms f n))
+    (timed-ms f n)))
+
+(defn- median [xs]
+  (let [v (vec (sort xs)) c (count v)]
+    (if (odd? c) (v (quot c 2)) (/ (+ (v (dec (quot c 2))) (v (quot c 2))) 2.0))))
+
+(defn run
+  "Runs the scenario; see the namespace docstring."
+  [ctx]
+  (let [n (lab/size ctx 2000 100000 article-size)
+        warmups (lab/size ctx 1 2 2)
+        rounds (lab/size ctx 1 5 5)
+        counts (binding-counts)
+        repl-count (:loaded counts)
+        one-count (binding [*context* context-data] (count (get-thread-bindings)))
+        sv (scoped-value-run)
+        ;; [name environment run-fn]: every variant but dynamic-var-1-binding runs as loaded code.
+        variants (cond-> [["dynamic-var" :loaded dynamic-var-run]
+                          ["dynamic-var-1-binding" :plain dynamic-var-run]
+                          ["explicit-arg" :loaded explicit-arg-run]
+                          ["weft-context" :loaded weft-context-run]]
+                   sv (conj ["scoped-value" :loaded sv]))
+        samplers (atom {})
+        times (atom {})]
+    (lab/limit-note! ctx (str "explicit-arg is the floor: no context mechanism beats passing the value;"
+                              " every limit is explicit-arg's fastest time in this run, so ratio = slowdown vs an argument"))
+    (lab/progress! ctx n " tasks per run, " warmups " warm-up and " rounds " measured runs per variant, interleaved"
+                   " (the fastest is reported);"
+                   " context kept in " (Context/implementation))
+    (doseq [[_ env f] variants, _ (range warmups)]
+      (measure env f n))
+    (doseq [round (range rounds)
+            [name env f] (shuffle variants)]
+      (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))
+            ms (try (measure env f n)
+                    (finally (swap! samplers update name (fnil conj []) (.stop sampler))))]
+        (swap! times update name (fnil conj []) ms)
+        (lab/progress! ctx "round " (inc round) ": " name " " (format "%.1f ms" ms))))
+    ;; The fastest run is the figure: on a shared machine noise only ever adds time, and the
+    ;; interleaving gives every variant the same chance at a quiet moment. Medians are kept.
+    (let [ms (into {} (map (fn [[k v]] [k (apply min v)])) @times)
+          floor (ms "explicit-arg")
+          per-task-us (fn [name] (/ (* 1000.0 (- (ms name) floor)) n))
+          verdict (fn [met?] (cond (= :smoke (lab/mode ctx)) "smoke run: too few tasks to judge"
+                                   met? "met"
+                                   :else "NOT met"))]
+      (doseq [[name _ _] variants]
+        (lab/variant! ctx {:name name
+                           :unit "ms"
+                           :value (ms name)
+                           :limit floor
+                           :published (when (= n article-size) (published-ms name))
+                           :extra (cond-> {:tasks n
+                                           :runs-ms (@times name)
+                                           :median-ms (median (@times name))
+                                           :per-task-us (/ (* 1000.0 (ms name)) n)
+                                           :overhead-vs-explicit-arg-us (per-task-us name)
+                                           :vs-explicit-arg (/ (ms name) floor)
+                                           :bindings-in-effect (if (= name "dynamic-var-1-binding") one-count repl-count)
+                                           :scheduler (.toMap ^SchedulerSamples (last (@samplers name)))}
+                                    (published-ms name) (assoc :published-ms-500k-tasks-4-cores (published-ms name)))}))
+      (let [weft-vs-arg (/ (ms "weft-context") floor)
+            dyn-vs-weft (/ (ms "dynamic-var") (ms "weft-context"))]
+        (lab/note! ctx (format (str "dynamic-var runs as code loaded by clojure.main runs (a script, or a file loaded"
+                                    " at a REPL: clojure.main/with-bindings plus the compiler's load): %d dynamic bindings"
+                                    " in effect, every one captured and re-installed by bound-fn* in each task, %.2f us per"
+                                    " task over explicit-arg; with %d binding, %.2f us. A form evaluated by clojure.main's REPL"
+                                    " sees %d bindings, clojure.main/with-bindings alone %d")
+                               repl-count (per-task-us "dynamic-var") one-count (per-task-us "dynamic-var-1-binding")
+                               (:repl-form counts) (:with-bindings counts)))
+        (lab/note! ctx (format "goal weft-context within 1.10x of explicit-arg: %.3fx (%s); %.3f us per task"
+                               weft-vs-arg (verdict (<= weft-vs-arg 1.10)) (per-task-us "weft-context")))
+        (lab/note! ctx (format "goal weft-context at least 5x faster than dynamic-var: %.2fx (%s)"
+                               dyn-vs-weft (verdict (>= dyn-vs-weft 5.0))))
+        (if sv
+          (lab/note! ctx (format (str "scoped-value re-binds a java.lang.ScopedValue in every task (what the article's"
+                                      " StructuredTaskScope inheritance does): %.3fx explicit-arg")
+                                 (/ (ms "scoped-value") floor)))
+          (lab/note! ctx (str "scoped-value skipped: java.lang.ScopedValue is a preview API before JDK 25 (this is "
+                              (Runtime/version) ")")))
+        (lab/note! ctx (str "published: 500,000 tasks on a 4-core laptop, 1,197 / 198 / 189 ms"
+                            " (dynamic var / scoped value / explicit argument)"
+                            (when-not (= n article-size)
+                              (str "; this run has " n " tasks, so compare ratios; --full runs 500,000"))))))))
