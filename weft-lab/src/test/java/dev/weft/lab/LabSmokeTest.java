@@ -31,6 +31,7 @@ class LabSmokeTest {
     /** The variant names each issue fixed, so that tools can read them. */
     private static final Map<String, Set<String>> VARIANTS = Map.of(
             "pinning", Set.of("no-lock", "reentrant-lock", "synchronized", "class-init"),
+            "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context"),
             "coroutines", Set.of("dispatchers-io", "naive-loom", "weft", "raw-virtual"));
 
     @TempDir
