@@ -21,14 +21,16 @@ internal class LimitedView(
 
     override fun isDispatchNeeded(context: CoroutineContext): Boolean = limited.isDispatchNeeded(context)
 
+    // kotlinx's view queues blocks and runs them in worker loops with no coroutine in their
+    // context, so each block gets its coroutine's WeftContext here, before it is queued.
     override fun dispatch(context: CoroutineContext, block: Runnable) {
         owner.cancelClosed(context)
-        limited.dispatch(context, block)
+        limited.dispatch(context, context.withWeftContext(block))
     }
 
     override fun dispatchYield(context: CoroutineContext, block: Runnable) {
         owner.cancelClosed(context)
-        limited.dispatchYield(context, block)
+        limited.dispatchYield(context, context.withWeftContext(block))
     }
 
     override fun limitedParallelism(parallelism: Int, name: String?): CoroutineDispatcher {

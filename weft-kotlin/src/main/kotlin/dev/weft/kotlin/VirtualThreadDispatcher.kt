@@ -48,8 +48,10 @@ import kotlinx.coroutines.Job
  * dispatcher's threads (for example to cap calls to a database at its pool size) and follows
  * this dispatcher's [close].
  *
- * **Context.** Thread-bound context travels with coroutines through kotlinx's
- * `ThreadContextElement`, which is applied on every resume, whichever thread it lands on.
+ * **Context.** weft context keys travel with a coroutine that carries a [WeftContext]: this
+ * dispatcher binds them around every part of the coroutine it runs. Other thread-bound context
+ * travels through kotlinx's `ThreadContextElement`, applied on every resume, whichever thread it
+ * lands on.
  *
  * ```kotlin
  * val rows = withContext(Dispatchers.Virtual) { jdbc.query(sql) }   // blocks a virtual thread only
@@ -121,17 +123,19 @@ public class VirtualThreadDispatcher private constructor(
     }
 
     /**
-     * Runs [block] on a free virtual thread of this dispatcher. Once the dispatcher is closed, the
+     * Runs [block] on a free virtual thread of this dispatcher, with the keys of the coroutine's
+     * [WeftContext] bound if it has one. Once the dispatcher is closed, the
      * coroutine in [context] is first cancelled with [DispatcherClosedException] and [block] then
      * runs on a new virtual thread of this dispatcher, so the coroutine completes (its `finally`
      * blocks run) and is neither lost nor moved to another dispatcher.
      */
     override fun dispatch(context: CoroutineContext, block: Runnable) {
+        val task = context.withWeftContext(block)
         if (closed) {
             cancelClosed(context)
-            pool.start(block)
+            pool.start(task)
         } else {
-            pool.execute(block)
+            pool.execute(task)
         }
     }
 

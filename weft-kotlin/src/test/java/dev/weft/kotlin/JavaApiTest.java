@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.weft.context.Context;
+import dev.weft.context.ContextKey;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +46,15 @@ class JavaApiTest {
             Thread.sleep(2);
         }
         assertEquals(0, closedLater.getThreadCount());
+    }
+
+    @Test
+    void weftContextCarriesContextKeysFromJava() throws Exception {
+        ContextKey<String> user = ContextKey.of("user");
+        CompletableFuture<String> seen = Context.where(user, "java-user").call(() ->
+                FutureKt.future(GlobalScope.INSTANCE, VirtualThreadDispatcher.getShared().plus(new WeftContext()),
+                        CoroutineStart.DEFAULT, (scope, continuation) -> user.get()));
+        assertEquals("java-user", seen.get(20, TimeUnit.SECONDS));
     }
 
     @Test
