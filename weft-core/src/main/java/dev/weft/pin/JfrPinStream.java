@@ -1,0 +1,53 @@
+package dev.weft.pin;
+
+import java.time.Duration;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.consumer.RecordingStream;
+
+/**
+ * The JFR side of a {@link PinMonitor}, kept apart so that {@code PinMonitor} loads (and says
+ * clearly what is missing) on a runtime without the {@code jdk.jfr} module.
+ */
+final class JfrPinStream {
+
+    /** JFR event for a virtual thread that could not be scheduled. */
+    static final String SUBMIT_FAILED = "jdk.VirtualThreadSubmitFailed";
+
+    private final RecordingStream stream;
+    private final Thread thread;
+
+    JfrPinStream(PinMonitor monitor, Duration threshold) {
+        if (!FlightRecorder.isAvailable()) {
+            throw new IllegalStateException("JFR is not available in this JVM (it was built or started without"
+                    + " Flight Recorder); the pin monitor needs it: run on a standard JDK 21+ build");
+        }
+        stream = new RecordingStream();
+        stream.enable(PinEvent.JFR_EVENT).withThreshold(threshold).withStackTrace();
+        stream.enable(SUBMIT_FAILED).withStackTrace();
+        stream.enable(Mark.class);
+        stream.onEvent(PinEvent.JFR_EVENT, e -> monitor.pinned(PinEvent.of(e)));
+        stream.onEvent(SUBMIT_FAILED, e -> monitor.submitFailed(PinEvent.string(e, "exceptionMessage")));
+        stream.onEvent(Mark.NAME, e -> monitor.marked(e.getLong("id")));
+        stream.onFlush(monitor::flushed);
+        stream.onError(monitor::failed);
+        // RecordingStream.startAsync() runs on a non-daemon thread, which would keep the JVM alive
+        // after main ends; start() on a daemon thread of our own does not.
+        thread = Thread.ofPlatform().name("weft-pin-monitor-" + monitor.id()).daemon(true).unstarted(() -> {
+            try {
+                stream.start();
+            } catch (Throwable t) {
+                monitor.failed(t);
+            }
+        });
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** Ends the stream and waits for its thread. */
+    void close() throws InterruptedException {
+        stream.close();
+        thread.join();
+    }
+}
