@@ -8,7 +8,9 @@
   another thread's class initialization, or under a native frame; on JDK 21-23 also inside
   `locking`/`synchronized`.
 
-  Tests:
+  Tests (each runs its body on a new virtual thread, with the caller's bindings, and waits:
+  code that blocks on a platform thread cannot pin, so this is where \"would it pin?\" has an
+  answer):
   - `pins-of`: runs a body and returns the pins it caused, as data.
   - `(is (no-pins? body...))` fails, with every pinned stack in the message, when the body
     pinned; `(is (pins? body...))` expects pinning. Refer them unqualified
@@ -27,7 +29,8 @@
   `{:reason :blocking-operation :count :total-ms :max-ms :first-seen :last-seen :frames}`
   with frames `{:class :method :line}`, innermost first."
   (:require [clojure.string :as str]
-            [clojure.test :as t])
+            [clojure.test :as t]
+            [weft.core :as w])
   (:import (dev.weft.pin PinCapture PinEvent PinMonitor PinMonitor$Builder PinProbe PinReport)
            (java.lang System$Logger)
            (java.time Duration)
@@ -71,15 +74,25 @@
 (defn capture-call
   "Calls `f` (no arguments) and returns the dev.weft.pin.PinReport of the pins that happened
   while it ran, on any thread (every pin, however short). If `f` throws, the capture is ended
-  and the exception rethrown. See `pins-of`."
-  ^PinReport [f]
-  (let [capture (PinCapture/start)]
-    (try
-      (f)
-      (catch Throwable e
-        (try (.end capture) (catch Throwable ended (.addSuppressed e ended)))
-        (throw e)))
-    (.end capture)))
+  and the exception rethrown. Options:
+  - `:thread` `:virtual` (default) runs `f` on a new virtual thread with the caller's bindings
+    (see `weft.core/vfuture-call`) and waits for it; `:caller` runs it on the calling thread,
+    where only the virtual threads it starts can pin.
+  See `pins-of`."
+  (^PinReport [f] (capture-call f {}))
+  (^PinReport [f {:keys [thread] :or {thread :virtual}}]
+   (let [run (case thread
+               :virtual #(deref (w/vfuture-call f))
+               :caller f
+               (throw (IllegalArgumentException.
+                       (str ":thread must be :virtual or :caller; got " (pr-str thread)))))
+         capture (PinCapture/start)]
+     (try
+       (run)
+       (catch Throwable e
+         (try (.end capture) (catch Throwable ended (.addSuppressed e ended)))
+         (throw e)))
+     (.end capture))))
 
 (defmacro pins-of
   "Runs `body` and returns the pins that happened meanwhile as a report map (see the namespace

@@ -2,9 +2,11 @@
   (:require [clojure.string :as str]
             [clojure.test :as t :refer [deftest is testing]]
             [weft.pin :as pin :refer [no-pins? pins?]])
-  (:import (dev.weft.pin PinMonitor PinReport)))
+  (:import (dev.weft.pin PinMonitor PinProbe PinReport)
+           (java.time Duration)))
 
 (def ^:private jdk-24+ (>= (.feature (Runtime/version)) 24))
+(def ^:dynamic *bound* :root)
 (def ^:private probe-init "dev.weft.pin.ProbeInit")
 
 (defn- reports-of
@@ -65,6 +67,20 @@
   (is (weft.pin/pins? (pin/probe! 1)))
   (is (true? (pin/no-pins? :outside-is)) "outside `is` they are predicates")
   (is (false? (pin/pins? :outside-is))))
+
+(deftest the-body-runs-on-a-virtual-thread-unless-asked-not-to
+  (let [block-in-class-init #(PinProbe/pin (Duration/ofMillis 5))]
+    (is (= 1 (:pins (pin/pins-of (block-in-class-init)))) "on the check's virtual thread it pins")
+    (is (pins? (block-in-class-init)))
+    (is (zero? (.pins (pin/capture-call block-in-class-init {:thread :caller})))
+        "the test's platform thread only blocks")
+    (is (= [true :bound] (binding [*bound* :bound]
+                           (let [seen (promise)]
+                             (pin/pins-of (deliver seen [(.isVirtual (Thread/currentThread)) *bound*]))
+                             @seen)))
+        "a virtual thread, with the caller's bindings")
+    (is (thrown-with-msg? IllegalArgumentException #":thread must be :virtual or :caller"
+                          (pin/capture-call (fn []) {:thread :green})))))
 
 (deftest capture-call-gives-the-java-report
   (let [r (pin/capture-call #(pin/probe! 5))]

@@ -34,19 +34,16 @@ public final class PinProbe {
     }
 
     /**
-     * Pins the calling virtual thread for {@code duration}: it sleeps that long inside a class
-     * initializer. An interrupt ends the sleep early and stays set.
+     * Blocks the calling thread for {@code duration} inside a class initializer: a virtual thread
+     * is pinned meanwhile; a platform thread, which has no carrier to hold, only blocks. An
+     * interrupt ends the sleep early and stays set.
      *
-     * @throws IllegalStateException    if the caller is not a virtual thread (only those pin)
      * @throws IllegalArgumentException if {@code duration} is negative
      */
     public static void pin(Duration duration) {
         Objects.requireNonNull(duration, "duration");
         if (duration.isNegative()) {
             throw new IllegalArgumentException("pin duration must be >= 0; got " + duration);
-        }
-        if (!Thread.currentThread().isVirtual()) {
-            throw new IllegalStateException("only a virtual thread can be pinned; call pin from one, or use pinVirtualThread");
         }
         BLOCK.set(duration);
         try {

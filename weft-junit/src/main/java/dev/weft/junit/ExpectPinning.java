@@ -28,4 +28,12 @@ public @interface ExpectPinning {
 
     /** The fewest pins the test must cause; at least 1. */
     int atLeast() default 1;
+
+    /**
+     * Whether the test method runs on a new virtual thread (the default), so that blocking in it
+     * can pin, with the test's thread waiting for it. Set it to false for tests that must stay on
+     * the test's own thread (thread-bound state such as a transaction); then only the virtual
+     * threads the test starts can pin.
+     */
+    boolean onVirtualThread() default true;
 }

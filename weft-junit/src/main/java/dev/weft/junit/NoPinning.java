@@ -21,9 +21,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  *
- * <p>Every pin counts, however short, on any thread: the check records the test with a JFR
- * recording of its own (see {@link dev.weft.pin.PinCapture}), which costs a few milliseconds per
- * test. Tests that run in parallel in one JVM may see each other's pins.
+ * <p>The test method runs on a new virtual thread (see {@link #onVirtualThread()}): code that
+ * blocks on a platform thread cannot pin, so this is where the question "would it pin?" has an
+ * answer. Every pin counts, however short, on any thread: the check records the test with a JFR
+ * recording of its own (see {@link dev.weft.pin.PinCapture}), which costs about 20 ms per test.
+ * Tests that run in parallel in one JVM may see each other's pins.
  *
  * <p>When the test itself fails, its own failure is reported and a pinning failure is attached
  * to it as suppressed.
@@ -34,4 +36,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Target({ElementType.TYPE, ElementType.METHOD})
 @ExtendWith(PinningExtension.class)
 public @interface NoPinning {
+
+    /**
+     * Whether the test method runs on a new virtual thread (the default), so that blocking in it
+     * can pin, with the test's thread waiting for it. Set it to false for tests that must stay on
+     * the test's own thread (thread-bound state such as a transaction); then only the virtual
+     * threads the test starts can pin.
+     */
+    boolean onVirtualThread() default true;
 }

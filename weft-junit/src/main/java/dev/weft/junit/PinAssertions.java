@@ -2,12 +2,15 @@ package dev.weft.junit;
 
 import dev.weft.pin.PinCapture;
 import dev.weft.pin.PinReport;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.function.Executable;
 import org.opentest4j.AssertionFailedError;
 
 /**
  * Assertions about pinning for a block of code, for where an annotation on the whole test is too
- * coarse. Each runs {@code executable}, records every pin that happened meanwhile (on any thread,
+ * coarse. Each runs {@code executable} on a new virtual thread (code that blocks on a platform
+ * thread cannot pin) and waits for it, records every pin that happened meanwhile (on any thread,
  * however short; see {@link PinCapture}) and returns the report.
  *
  * <pre>{@code
@@ -24,6 +27,8 @@ import org.opentest4j.AssertionFailedError;
  */
 public final class PinAssertions {
 
+    private static final AtomicInteger CHECKS = new AtomicInteger();
+
     private PinAssertions() {
     }
 
@@ -35,7 +40,7 @@ public final class PinAssertions {
      * @throws AssertionFailedError if a virtual thread was pinned
      */
     public static PinReport assertNoPinning(Executable executable) throws Throwable {
-        return verify(executable, 0, "the code");
+        return verify(executable, 0, "the code", true);
     }
 
     /**
@@ -45,17 +50,22 @@ public final class PinAssertions {
      * @throws AssertionFailedError if nothing was pinned
      */
     public static PinReport assertPinning(Executable executable) throws Throwable {
-        return verify(executable, 1, "the code");
+        return verify(executable, 1, "the code", true);
     }
 
     /**
-     * Runs {@code executable} under a capture and checks the pins (see {@link #check}). When it
-     * throws, that is rethrown, with a broken pinning rule attached as suppressed.
+     * Runs {@code executable} under a capture, on a new virtual thread or the caller's, and checks
+     * the pins (see {@link #check}). When it throws, that is rethrown, with a broken pinning rule
+     * attached as suppressed.
      */
-    static PinReport verify(Executable executable, int atLeast, String what) throws Throwable {
+    static PinReport verify(Executable executable, int atLeast, String what, boolean onVirtualThread) throws Throwable {
         PinCapture capture = PinCapture.start();
         try {
-            executable.execute();
+            if (onVirtualThread) {
+                onVirtualThread(executable);
+            } else {
+                executable.execute();
+            }
         } catch (Throwable t) {
             try {
                 check(capture.end(), atLeast, what);
@@ -67,6 +77,40 @@ public final class PinAssertions {
         PinReport r = capture.end();
         check(r, atLeast, what);
         return r;
+    }
+
+    /**
+     * Runs {@code executable} on a new virtual thread named {@code weft-pin-check-<n>} and waits for
+     * it; rethrows what it threw. If the caller is interrupted meanwhile, the virtual thread is
+     * interrupted too and waited for, so that none is left running.
+     */
+    private static void onVirtualThread(Executable executable) throws Throwable {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = Thread.ofVirtual().name("weft-pin-check-" + CHECKS.incrementAndGet()).start(() -> {
+            try {
+                executable.execute();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        });
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            t.interrupt();
+            boolean done = false;
+            while (!done) {
+                try {
+                    t.join();
+                    done = true;
+                } catch (InterruptedException again) {
+                    // keep waiting: the body was told to stop
+                }
+            }
+            throw e;
+        }
+        if (thrown.get() != null) {
+            throw thrown.get();
+        }
     }
 
     /**

@@ -35,16 +35,20 @@ public final class PinningExtension implements InvocationInterceptor {
     }
 
     private static void check(Invocation<Void> invocation, Method method, ExtensionContext context) throws Throwable {
-        Optional<Integer> rule = rule(method).or(() -> rule(context.getRequiredTestClass()));
+        Optional<Rule> rule = rule(method).or(() -> rule(context.getRequiredTestClass()));
         if (rule.isEmpty()) {
             invocation.proceed();
             return;
         }
-        PinAssertions.verify(invocation::proceed, rule.get(), "the test");
+        PinAssertions.verify(invocation::proceed, rule.get().atLeast(), "the test", rule.get().onVirtualThread());
     }
 
-    /** 0 for no pinning allowed, n for at least n pins, empty when the element says nothing. */
-    private static Optional<Integer> rule(AnnotatedElement element) {
+    /** What an annotation asks: no pin ({@code atLeast} 0) or at least that many, and on which thread. */
+    private record Rule(int atLeast, boolean onVirtualThread) {
+    }
+
+    /** The rule of the annotation on {@code element}, or empty when it has none. */
+    private static Optional<Rule> rule(AnnotatedElement element) {
         Optional<NoPinning> none;
         Optional<ExpectPinning> some;
         if (element instanceof Class<?> type) {
@@ -62,6 +66,7 @@ public final class PinningExtension implements InvocationInterceptor {
             throw new ExtensionConfigurationException("@ExpectPinning(atLeast = " + some.get().atLeast() + ") on "
                     + element + " must be at least 1; use @NoPinning to forbid pinning");
         }
-        return none.map(n -> 0).or(() -> some.map(ExpectPinning::atLeast));
+        return none.map(n -> new Rule(0, n.onVirtualThread()))
+                .or(() -> some.map(e -> new Rule(e.atLeast(), e.onVirtualThread())));
     }
 }

@@ -133,6 +133,32 @@ class PinningExtensionTest {
         }
     }
 
+    static class ThreadChoice {
+        @Test
+        @NoPinning
+        void blocksInAClassInitializer() {
+            PinProbe.pin(Duration.ofMillis(5)); // on the test's virtual thread: pins
+        }
+
+        @Test
+        @NoPinning(onVirtualThread = false)
+        void blocksInAClassInitializerOnTheTestThread() {
+            if (Thread.currentThread().isVirtual()) {
+                throw new AssertionError("expected the test's own platform thread");
+            }
+            PinProbe.pin(Duration.ofMillis(5)); // a platform thread has no carrier to pin
+        }
+
+        @Test
+        @ExpectPinning
+        void runsOnANamedVirtualThread() {
+            if (!Thread.currentThread().isVirtual() || !Thread.currentThread().getName().startsWith("weft-pin-check-")) {
+                throw new AssertionError("expected a weft-pin-check virtual thread, not " + Thread.currentThread());
+            }
+            PinProbe.pin(Duration.ofMillis(5));
+        }
+    }
+
     static class OwnFailure {
         @Test
         @NoPinning
@@ -187,6 +213,16 @@ class PinningExtensionTest {
     }
 
     @Test
+    void theTestRunsOnAVirtualThreadUnlessItAsksNotTo() {
+        Map<String, TestExecutionResult> r = run(ThreadChoice.class);
+        assertTrue(failureMessage(r.get("blocksInAClassInitializer()")).contains("pinned once"));
+        assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("blocksInAClassInitializerOnTheTestThread()").getStatus(),
+                () -> r.get("blocksInAClassInitializerOnTheTestThread()").getThrowable().map(Throwable::toString).orElse(""));
+        assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("runsOnANamedVirtualThread()").getStatus(),
+                () -> r.get("runsOnANamedVirtualThread()").getThrowable().map(Throwable::toString).orElse(""));
+    }
+
+    @Test
     void aTestsOwnFailureWinsAndThePinningFailureIsAttached() {
         TestExecutionResult r = run(OwnFailure.class).get("failsAndPins()");
         Throwable t = r.getThrowable().orElseThrow();
@@ -208,6 +244,7 @@ class PinningExtensionTest {
         assertEquals(0, none.pins());
         PinReport some = assertPinning(PinningExtensionTest::pin);
         assertEquals(1, some.pins());
+        assertEquals(1, assertPinning(() -> PinProbe.pin(Duration.ofMillis(5))).pins(), "the block runs on a virtual thread");
         AssertionFailedError e = assertThrows(AssertionFailedError.class, () -> assertNoPinning(PinningExtensionTest::pin));
         assertTrue(e.getMessage().contains("but the code pinned once"), e.getMessage());
         assertThrows(AssertionFailedError.class, () -> assertPinning(() -> { }));
