@@ -45,6 +45,11 @@ final class JfrPinStream {
         thread.start();
     }
 
+    /** True on the thread that runs the stream's callbacks. */
+    boolean isStreamThread() {
+        return Thread.currentThread() == thread;
+    }
+
     /** Ends the stream and waits for its thread. */
     void close() throws InterruptedException {
         stream.close();

@@ -164,11 +164,15 @@ public final class PinMonitor implements AutoCloseable {
      * it again returns the same report.
      *
      * @throws IllegalStateException if JFR did not deliver what was left in time (the monitor is
-     *                               stopped all the same)
+     *                               stopped all the same), or when called from the onPin callback
      */
     public synchronized PinReport stop() {
         if (last != null) {
             return last;
+        }
+        if (stream.isStreamThread()) {
+            throw new IllegalStateException("stop waits for the monitor's own thread, which runs the onPin callback:"
+                    + " call it from another thread");
         }
         IllegalStateException undelivered = null;
         try {
@@ -338,6 +342,10 @@ public final class PinMonitor implements AutoCloseable {
     }
 
     private void checkUsable() {
+        if (stream.isStreamThread()) {
+            throw new IllegalStateException("report, sync and stop wait for the monitor's own thread, which runs the"
+                    + " onPin callback: call them from another thread");
+        }
         if (failure != null) {
             throw new IllegalStateException("the pin monitor's JFR stream failed: " + failure, failure);
         }
@@ -459,7 +467,9 @@ public final class PinMonitor implements AutoCloseable {
 
         /**
          * Calls {@code callback} with every pin, on the monitor's thread, after it is counted. An
-         * exception it throws is logged at WARNING and does not stop the monitor.
+         * exception it throws is logged at WARNING and does not stop the monitor. The callback
+         * must not call the monitor's {@code report}, {@code sync} or {@code stop}, which wait for
+         * that thread (they throw IllegalStateException there).
          */
         public Builder onPin(Consumer<? super PinEvent> callback) {
             this.onPin = Objects.requireNonNull(callback, "callback");

@@ -80,6 +80,23 @@ class PinMonitorTest {
     }
 
     @Test
+    void aCallbackThatWaitsForTheMonitorIsToldWhyNotDeadlocked() throws Exception {
+        RecordingLogger log = new RecordingLogger();
+        java.util.concurrent.atomic.AtomicReference<PinMonitor> self = new java.util.concurrent.atomic.AtomicReference<>();
+        try (PinMonitor m = PinMonitor.builder().threshold(Duration.ZERO).logger(log).sampleScheduler(Duration.ZERO, 0)
+                .onPin(pin -> self.get().stop()).start()) {
+            self.set(m);
+            PinProbe.pinVirtualThread(PIN);
+            assertEquals(1, m.report().pins());
+            List<RecordingLogger.Entry> warnings = log.at(System.Logger.Level.WARNING);
+            assertEquals(1, warnings.size(), warnings.toString());
+            assertTrue(warnings.getFirst().thrown().getMessage().contains("call it from another thread"),
+                    warnings.getFirst().thrown().getMessage());
+            assertFalse(m.isStopped());
+        }
+    }
+
+    @Test
     void logsASummaryWhenPinsHappenedAndOnlyDebugOtherwise() throws Exception {
         RecordingLogger log = new RecordingLogger();
         try (PinMonitor m = PinMonitor.builder().threshold(Duration.ZERO).logger(log)
