@@ -72,7 +72,7 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
         StringBuilder b = new StringBuilder();
         Map<Severity, Integer> counts = counts();
         b.append(String.format(Locale.ROOT, "weft audit: %,d classes (%.1f MB of class files) from %d input%s in %.2f s"
-                        + " (%.1f MB/s), target JDK %d: %d error%s, %d warning%s, %d info%n",
+                        + " (%.1f MB/s), target JDK %d: %d error%s, %d warning%s, %d info\n",
                 classes, bytes / 1e6, inputs.size(), inputs.size() == 1 ? "" : "s", elapsed.toNanos() / 1e9,
                 megabytesPerSecond(), targetJdk, counts.get(Severity.ERROR), plural(counts.get(Severity.ERROR)),
                 counts.get(Severity.WARNING), plural(counts.get(Severity.WARNING)), counts.get(Severity.INFO)));

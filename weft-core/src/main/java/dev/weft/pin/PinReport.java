@@ -92,7 +92,7 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
         b.append(" (threshold ").append(human(threshold)).append(", ").append(human(observed)).append(" observed)\n");
         int i = 1;
         for (PinSite s : sites) {
-            b.append('\n').append(String.format(Locale.ROOT, "#%-2d %d %s, %s total, max %s: %s%n", i++, s.count(),
+            b.append('\n').append(String.format(Locale.ROOT, "#%-2d %d %s, %s total, max %s: %s\n", i++, s.count(),
                     s.count() == 1 ? "pin" : "pins", human(s.total()), human(s.max()),
                     s.reason() == null ? "pinned (JFR gives no reason before JDK 24)" : s.reason()));
             if (s.blockingOperation() != null) {

@@ -219,16 +219,17 @@ final class PinsCommand implements Callable<Integer> {
             Runtime.getRuntime().addShutdownHook(closer); // Ctrl-C must not leave a recording running there
             Path file = Files.createTempFile("weft-pins-" + pid + "-", ".jfr");
             try {
-                Instant from = Instant.now();
                 jfr.startRecording(id);
+                Instant from = Instant.now();
                 SchedulerSampler sampler = SchedulerSampler.start(samplingInterval(duration), 1_000, this::snapshot);
+                Instant to;
                 try {
                     Thread.sleep(duration);
                 } finally {
+                    to = Instant.now();
                     jfr.stopRecording(id);
                 }
                 SchedulerSamples samples = sampler.stop();
-                Instant to = Instant.now();
                 copy(id, file);
                 return aggregate(file, from, to, samples);
             } catch (RuntimeException e) {
