@@ -156,7 +156,7 @@ public final class PinMonitor implements AutoCloseable {
             }
         }
         syncOrThrow();
-        return aggregator.report(started, Instant.now(), threshold, sampler == null ? null : sampler.samples());
+        return aggregator.report(started, Instant.now(), threshold, sampler == null ? null : sampler.sampleNow());
     }
 
     /**

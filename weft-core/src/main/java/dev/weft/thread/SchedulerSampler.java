@@ -120,6 +120,23 @@ public final class SchedulerSampler {
     }
 
     /**
+     * Takes a snapshot now, keeps it with the others, and returns the samples kept: what a report
+     * taken between two ticks wants, so that it ends at the moment it was asked for.
+     *
+     * @throws IllegalStateException if the sampler was stopped (use what {@link #stop()} returned)
+     */
+    public SchedulerSamples sampleNow() {
+        SchedulerSnapshot s = source.get();
+        synchronized (samples) {
+            if (finished) {
+                throw new IllegalStateException("the sampler is stopped; stop() returned its samples");
+            }
+            add(s);
+            return current();
+        }
+    }
+
+    /**
      * Why sampling ended before {@link #stop()}: the exception the source threw (a remote JVM that
      * went away), or empty.
      */

@@ -3,6 +3,7 @@ package dev.weft.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -125,8 +126,12 @@ class SchedulerSnapshotTest {
             live = sampler.samples();
         }
         assertTrue(live.samples().size() <= 3);
+        SchedulerSamples now = sampler.sampleNow();
+        assertEquals(3, now.samples().size());
+        assertTrue(now.to().compareTo(live.to()) >= 0, "the newest sample is the one just taken");
         SchedulerSamples last = sampler.stop();
         assertEquals(3, last.samples().size());
+        assertThrows(IllegalStateException.class, sampler::sampleNow);
         assertTrue(last.dropped() >= live.dropped());
         assertFalse(last.from().isAfter(last.to()));
         assertEquals(last.samples().getLast().at(), last.to());
