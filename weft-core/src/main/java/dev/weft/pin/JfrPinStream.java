@@ -2,6 +2,9 @@ package dev.weft.pin;
 
 import java.time.Duration;
 import jdk.jfr.FlightRecorder;
+import jdk.jfr.FlightRecorderListener;
+import jdk.jfr.Recording;
+import jdk.jfr.RecordingState;
 import jdk.jfr.consumer.RecordingStream;
 
 /**
@@ -15,6 +18,7 @@ final class JfrPinStream {
 
     private final RecordingStream stream;
     private final Thread thread;
+    private volatile FlightRecorderListener listener;
 
     JfrPinStream(PinMonitor monitor, Duration threshold) {
         if (!FlightRecorder.isAvailable()) {
@@ -41,8 +45,37 @@ final class JfrPinStream {
         });
     }
 
-    void start() {
-        thread.start();
+    /**
+     * Starts the stream on its thread and calls {@code running} once its recording runs: JFR tells
+     * listeners on the thread that started the recording, which tells this stream's recording
+     * apart from any other starting at the same time.
+     */
+    void start(Runnable running) {
+        FlightRecorderListener listener = new FlightRecorderListener() {
+            @Override
+            public void recordingStateChanged(Recording recording) {
+                if (Thread.currentThread() == thread && recording.getState() == RecordingState.RUNNING) {
+                    running.run();
+                }
+            }
+        };
+        FlightRecorder.addListener(listener);
+        try {
+            thread.start();
+        } catch (RuntimeException | Error e) {
+            FlightRecorder.removeListener(listener);
+            throw e;
+        }
+        this.listener = listener;
+    }
+
+    /** Stops listening for recording state changes once the stream runs. */
+    void started() {
+        FlightRecorderListener l = listener;
+        if (l != null) {
+            FlightRecorder.removeListener(l);
+            listener = null;
+        }
     }
 
     /** True on the thread that runs the stream's callbacks. */
@@ -52,6 +85,7 @@ final class JfrPinStream {
 
     /** Ends the stream and waits for its thread. */
     void close() throws InterruptedException {
+        started();
         stream.close();
         thread.join();
     }

@@ -241,7 +241,6 @@ public final class PinMonitor implements AutoCloseable {
             }
         }
         if (!seen.isEmpty()) {
-            running.countDown();
             for (Delivery d : seen) {
                 d.delivered = true;
                 d.done.countDown();
@@ -258,16 +257,13 @@ public final class PinMonitor implements AutoCloseable {
 
     // ---- internals ------------------------------------------------------------------------
 
-    /**
-     * Waits until the stream records: marks committed before its recording started are lost, so
-     * it commits one every 50 ms until one arrives.
-     */
+    /** Starts the stream and waits until its recording runs, so that every later pin is seen. */
     private PinMonitor awaitRunning() {
-        stream.start();
-        long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
-        List<Delivery> tries = new ArrayList<>();
+        stream.start(running::countDown);
         try {
-            while (running.getCount() > 0) {
+            boolean started = false;
+            long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
+            while (!started) {
                 if (failure != null) {
                     throw new IllegalStateException("the pin monitor's JFR stream failed to start: " + failure, failure);
                 }
@@ -275,11 +271,7 @@ public final class PinMonitor implements AutoCloseable {
                     throw new IllegalStateException("the pin monitor's JFR stream did not start within "
                             + DELIVERY_TIMEOUT.toSeconds() + " s; is the JVM overloaded?");
                 }
-                tries.add(mark());
-                running.await(50, TimeUnit.MILLISECONDS);
-            }
-            for (Delivery d : tries) {
-                waiting.remove(d.mark); // the ones lost before the recording ran
+                started = running.await(50, TimeUnit.MILLISECONDS);
             }
         } catch (InterruptedException | RuntimeException e) {
             closeQuietly(e);
@@ -288,6 +280,8 @@ public final class PinMonitor implements AutoCloseable {
                 throw new IllegalStateException("interrupted while starting the pin monitor", e);
             }
             throw (RuntimeException) e;
+        } finally {
+            stream.started();
         }
         return this;
     }

@@ -47,7 +47,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Sizes: full mode runs the article's JMH settings for every variant (3 warm-up iterations of
  * 3 s, 5 measured iterations of 5 s; an iteration runs whole operations until its time is up, at
  * least one) after overhead blocks of 10 operations. Quick mode measures {@code no-lock} with 1.5 s
- * of warm-up and blocks of 6 (its figure is the monitored blocks'), and a single operation for the
+ * of warm-up (the monitor on: JFR's first recording warms up too) and blocks of 6 (its figure is
+ * the monitored blocks'), and a single operation for the
  * others: their time is 99% sleep, so warm-up changes nothing and one operation already takes
  * 5-10 s. Smoke mode runs 20 threads, one operation per block.
  */
@@ -187,12 +188,19 @@ public final class PinningScenario implements Scenario {
     private static Overhead overhead(ScenarioContext ctx, int threads, byte[] classInitBytes, PinLog pins)
             throws Exception {
         int block = ctx.size(1, 6, 10);
-        // The first operations of a JVM run several times slower (JIT, carrier start): warm up by time.
+        // The first operations of a JVM run several times slower (JIT, carrier start), and so does
+        // JFR's first recording (the recorder and its parser load and compile): warm up both, by time.
         Duration warmup = Duration.ofMillis(ctx.size(0, 1_500, 9_000));
         Operation op = () -> operation(Kind.NO_LOCK, threads, classInitBytes);
-        ctx.progress(String.format(Locale.ROOT, "monitor overhead on no-lock: %,d threads, %.1f s warm-up, then blocks of %d"
-                + " operations without and with the pin monitor (off, on, off, on)", threads, warmup.toMillis() / 1e3, block));
-        iteration(warmup, op);
+        ctx.progress(String.format(Locale.ROOT, "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor,"
+                + " then blocks of %d operations without and with it (off, on, off, on)", threads, warmup.toMillis() / 1e3,
+                block));
+        PinMonitor warming = pins.startMonitor();
+        try {
+            iteration(warmup, op);
+        } finally {
+            warming.stop();
+        }
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
         List<Instant[]> monitored = new ArrayList<>();
