@@ -1,25 +1,59 @@
 package dev.weft.thread;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.ToLongFunction;
 
 /**
- * The snapshots a {@link SchedulerSampler} took, oldest first, with the maxima that usually
- * matter. Scheduler maxima are {@code -1} when the scheduler figures are not available on this
- * JDK (see {@link SchedulerSnapshot#schedulerAvailable()}).
+ * The snapshots a {@link SchedulerSampler} took, oldest first, with the figures that tell whether
+ * the scheduler was healthy: the maxima, the means, how often virtual threads waited for a carrier,
+ * and how many carriers were added to compensate for pinned ones. Scheduler figures are {@code -1}
+ * (or {@code NaN} for means) when they are not available on this JDK (see
+ * {@link SchedulerSnapshot#schedulerAvailable()}).
  *
- * @param samples the snapshots, oldest first; never empty
+ * <p>Healthy virtual-thread scheduling shows few queued virtual threads and a pool no larger than
+ * the parallelism. A queue that stays non-empty means the carriers are saturated (CPU-bound work
+ * or pinning); a pool above parallelism means the JDK started extra carriers because some were
+ * pinned (blocking in {@code <clinit>}, under a native frame, or in {@code synchronized} on JDK
+ * 21-23).
+ *
+ * @param samples the snapshots kept, oldest first; never empty
+ * @param dropped older snapshots the sampler took but no longer keeps (see
+ *                {@link SchedulerSampler#start(Duration, int)})
  */
-public record SchedulerSamples(List<SchedulerSnapshot> samples) {
+public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
 
-    /** @throws IllegalArgumentException if {@code samples} is empty */
+    /**
+     * @throws IllegalArgumentException if {@code samples} is empty or {@code dropped} is negative
+     */
     public SchedulerSamples {
         samples = List.copyOf(samples);
         if (samples.isEmpty()) {
             throw new IllegalArgumentException("a SchedulerSamples needs at least one snapshot");
         }
+        if (dropped < 0) {
+            throw new IllegalArgumentException("dropped must be >= 0; got " + dropped);
+        }
+    }
+
+    /** Samples of which none were dropped. */
+    public SchedulerSamples(List<SchedulerSnapshot> samples) {
+        this(samples, 0);
+    }
+
+    /** When the oldest snapshot kept was taken. */
+    public Instant from() {
+        return samples.getFirst().at();
+    }
+
+    /** When the newest snapshot was taken. */
+    public Instant to() {
+        return samples.getLast().at();
     }
 
     /** The most virtual threads seen mounted at once. */
@@ -32,9 +66,38 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples) {
         return max(SchedulerSnapshot::queuedVirtualThreads);
     }
 
+    /** The mean number of mounted virtual threads over the samples, or NaN when unavailable. */
+    public double meanMountedVirtualThreads() {
+        return mean(SchedulerSnapshot::mountedVirtualThreads);
+    }
+
+    /** The mean number of queued virtual threads over the samples, or NaN when unavailable. */
+    public double meanQueuedVirtualThreads() {
+        return mean(SchedulerSnapshot::queuedVirtualThreads);
+    }
+
+    /**
+     * The share of samples, from 0 to 1, in which at least one virtual thread was queued for a
+     * carrier: near 1 means the carriers were saturated the whole time. NaN when unavailable.
+     */
+    public double queuedFraction() {
+        if (!available()) {
+            return Double.NaN;
+        }
+        return samples.stream().filter(s -> s.queuedVirtualThreads() > 0).count() / (double) samples.size();
+    }
+
     /** The most carrier threads seen at once (above parallelism when pinning was compensated). */
     public int maxPoolSize() {
         return (int) max(SchedulerSnapshot::poolSize);
+    }
+
+    /**
+     * The most carriers seen beyond the parallelism: carriers the JDK added because others were
+     * pinned. 0 when it never compensated, -1 when unavailable.
+     */
+    public int maxCompensatingCarriers() {
+        return available() ? Math.max(0, maxPoolSize() - parallelism()) : -1;
     }
 
     /** The scheduler's parallelism at the last sample. */
@@ -53,25 +116,92 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples) {
     }
 
     /**
-     * The maxima as an ordered map: {@code samples, scheduler_available, parallelism,
-     * max_pool_size, max_mounted_virtual_threads, max_queued_virtual_threads,
-     * peak_platform_threads, platform_threads_started}; unavailable scheduler figures are null.
+     * The summary as an ordered map: {@code samples, dropped, from, to, scheduler_available,
+     * parallelism, max_pool_size, max_compensating_carriers, max_mounted_virtual_threads,
+     * mean_mounted_virtual_threads, max_queued_virtual_threads, mean_queued_virtual_threads,
+     * queued_fraction, peak_platform_threads, platform_threads_started}; unavailable scheduler
+     * figures are null.
      */
     public Map<String, Object> toMap() {
-        boolean available = samples.getLast().schedulerAvailable();
+        boolean available = available();
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("samples", samples.size());
+        m.put("dropped", dropped);
+        m.put("from", from().toString());
+        m.put("to", to().toString());
         m.put("scheduler_available", available);
         m.put("parallelism", available ? parallelism() : null);
         m.put("max_pool_size", available ? maxPoolSize() : null);
+        m.put("max_compensating_carriers", available ? maxCompensatingCarriers() : null);
         m.put("max_mounted_virtual_threads", available ? maxMountedVirtualThreads() : null);
+        m.put("mean_mounted_virtual_threads", available ? round(meanMountedVirtualThreads()) : null);
         m.put("max_queued_virtual_threads", available ? maxQueuedVirtualThreads() : null);
+        m.put("mean_queued_virtual_threads", available ? round(meanQueuedVirtualThreads()) : null);
+        m.put("queued_fraction", available ? round(queuedFraction()) : null);
         m.put("peak_platform_threads", peakPlatformThreads());
         m.put("platform_threads_started", platformThreadsStarted());
         return m;
     }
 
+    /**
+     * The samples as a time series, for charts: a map with the keys {@code at} (ISO-8601
+     * instants), {@code parallelism}, {@code pool_size}, {@code mounted_virtual_threads},
+     * {@code queued_virtual_threads} and {@code live_platform_threads}, each a list with one
+     * element per sample (scheduler figures are null where unavailable).
+     */
+    public Map<String, List<Object>> series() {
+        Map<String, List<Object>> m = new LinkedHashMap<>();
+        for (String key : List.of("at", "parallelism", "pool_size", "mounted_virtual_threads",
+                "queued_virtual_threads", "live_platform_threads")) {
+            m.put(key, new ArrayList<>(samples.size()));
+        }
+        for (SchedulerSnapshot s : samples) {
+            Map<String, Object> one = s.toMap();
+            m.forEach((key, list) -> list.add(one.get(key)));
+        }
+        return m;
+    }
+
+    /**
+     * One line for logs and reports, e.g. {@code parallelism 2, pool max 3 (1 compensating),
+     * mounted max 2 mean 1.4, queued max 17 mean 3.2 (queued in 40% of 120 samples over 2m)}.
+     */
+    public String summary() {
+        Duration over = Duration.between(from(), to());
+        if (!available()) {
+            return String.format(Locale.ROOT, "scheduler figures %s; peak platform threads %d over %s",
+                    samples.getLast().unavailableReason(), peakPlatformThreads(), human(over));
+        }
+        return String.format(Locale.ROOT,
+                "parallelism %d, pool max %d (%d compensating), mounted max %d mean %.1f, queued max %d mean %.1f"
+                        + " (queued in %.0f%% of %d samples over %s)",
+                parallelism(), maxPoolSize(), maxCompensatingCarriers(), maxMountedVirtualThreads(),
+                meanMountedVirtualThreads(), maxQueuedVirtualThreads(), meanQueuedVirtualThreads(),
+                100 * queuedFraction(), samples.size(), human(over));
+    }
+
+    private boolean available() {
+        return samples.getLast().schedulerAvailable();
+    }
+
     private long max(ToLongFunction<SchedulerSnapshot> f) {
         return samples.stream().mapToLong(f).max().orElse(-1);
+    }
+
+    private double mean(ToLongFunction<SchedulerSnapshot> f) {
+        return available() ? samples.stream().mapToLong(f).average().orElse(Double.NaN) : Double.NaN;
+    }
+
+    private static double round(double v) {
+        return Math.round(v * 1000) / 1000.0;
+    }
+
+    private static String human(Duration d) {
+        long ms = d.toMillis();
+        if (ms < 10_000) {
+            return ms + " ms";
+        }
+        long s = d.toSeconds();
+        return s < 600 ? s + " s" : d.toMinutes() + " min";
     }
 }

@@ -1,5 +1,6 @@
 package dev.weft.thread;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.PlatformManagedObject;
 import java.lang.management.ThreadMXBean;
@@ -7,6 +8,10 @@ import java.lang.reflect.Method;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.management.InstanceNotFoundException;
+import javax.management.JMException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
 
 /**
  * The state of the virtual-thread scheduler and of the JVM's platform threads at one instant.
@@ -21,6 +26,9 @@ import java.util.Map;
  * SchedulerSnapshot s = SchedulerSnapshot.take();
  * System.out.println(s.mountedVirtualThreads() + " mounted on " + s.poolSize() + " carriers");
  * }</pre>
+ *
+ * <p>{@link #take(MBeanServerConnection)} reads the same figures from another JVM over JMX (as
+ * {@code ./weft pins} does); the scheduler figures then depend on <em>that</em> JVM's version.
  *
  * @param at                     when the snapshot was taken
  * @param schedulerAvailable     whether the scheduler figures below are real
@@ -50,6 +58,8 @@ public record SchedulerSnapshot(
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final SchedulerBean SCHEDULER = SchedulerBean.find();
+    /** The {@code ObjectName} of {@code jdk.management.VirtualThreadSchedulerMXBean}. */
+    private static final String SCHEDULER_NAME = "jdk.management:type=VirtualThreadScheduler";
 
     /** Takes a snapshot now. Cheap enough to call every few milliseconds. */
     public static SchedulerSnapshot take() {
@@ -64,6 +74,39 @@ public record SchedulerSnapshot(
                 SCHEDULER.intValue(SCHEDULER.parallelism()), SCHEDULER.intValue(SCHEDULER.poolSize()),
                 SCHEDULER.intValue(SCHEDULER.mounted()), SCHEDULER.longValue(SCHEDULER.queued()),
                 live, peak, started);
+    }
+
+    /**
+     * Takes a snapshot of the JVM behind {@code jvm} (another process, over JMX), reading the same
+     * MXBeans as {@link #take()}. The scheduler figures are unavailable when that JVM is older than
+     * JDK 24 or its {@code jdk.management} module is missing.
+     *
+     * @throws IOException if the connection fails
+     */
+    public static SchedulerSnapshot take(MBeanServerConnection jvm) throws IOException {
+        Instant now = Instant.now();
+        try {
+            ObjectName threading = new ObjectName(ManagementFactory.THREAD_MXBEAN_NAME);
+            int live = ((Number) jvm.getAttribute(threading, "ThreadCount")).intValue();
+            int peak = ((Number) jvm.getAttribute(threading, "PeakThreadCount")).intValue();
+            long started = ((Number) jvm.getAttribute(threading, "TotalStartedThreadCount")).longValue();
+            ObjectName scheduler = new ObjectName(SCHEDULER_NAME);
+            if (!jvm.isRegistered(scheduler)) {
+                return new SchedulerSnapshot(now, false,
+                        "not available: that JVM has no VirtualThreadSchedulerMXBean (it needs JDK 24 or later)",
+                        -1, -1, -1, -1, live, peak, started);
+            }
+            return new SchedulerSnapshot(now, true, null,
+                    ((Number) jvm.getAttribute(scheduler, "Parallelism")).intValue(),
+                    ((Number) jvm.getAttribute(scheduler, "PoolSize")).intValue(),
+                    ((Number) jvm.getAttribute(scheduler, "MountedVirtualThreadCount")).intValue(),
+                    ((Number) jvm.getAttribute(scheduler, "QueuedVirtualThreadCount")).longValue(),
+                    live, peak, started);
+        } catch (InstanceNotFoundException e) {
+            throw new IOException("the JVM has no " + e.getMessage() + " MXBean: is it a Java VM with java.management?", e);
+        } catch (JMException e) {
+            throw new IOException("reading the scheduler's MXBeans failed: " + e, e);
+        }
     }
 
     /**

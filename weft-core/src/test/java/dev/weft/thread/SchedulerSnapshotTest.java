@@ -3,6 +3,7 @@ package dev.weft.thread;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -39,6 +40,17 @@ class SchedulerSnapshotTest {
             return; // nothing to see: covered by the test above
         }
         AtomicBoolean stop = new AtomicBoolean();
+        Thread spinner = startSpinner(stop);
+        try {
+            assertTrue(SchedulerSnapshot.take().mountedVirtualThreads() >= 1);
+        } finally {
+            stop.set(true);
+            spinner.join();
+        }
+    }
+
+    /** A virtual thread that stays mounted, spinning, until {@code stop}; returns once it runs. */
+    private static Thread startSpinner(AtomicBoolean stop) throws InterruptedException {
         CountDownLatch running = new CountDownLatch(1);
         Thread spinner = Thread.ofVirtual().start(() -> {
             running.countDown();
@@ -46,13 +58,8 @@ class SchedulerSnapshotTest {
                 Thread.onSpinWait();
             }
         });
-        try {
-            running.await();
-            assertTrue(SchedulerSnapshot.take().mountedVirtualThreads() >= 1);
-        } finally {
-            stop.set(true);
-            spinner.join();
-        }
+        running.await();
+        return spinner;
     }
 
     @Test
@@ -111,9 +118,94 @@ class SchedulerSnapshotTest {
     }
 
     @Test
+    void aBoundedSamplerKeepsTheNewestAndCountsTheRest() throws Exception {
+        SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(1), 3);
+        SchedulerSamples live = sampler.samples();
+        while (live.dropped() == 0) { // the hang guard is the test's timeout
+            Thread.sleep(5);
+            live = sampler.samples();
+        }
+        assertTrue(live.samples().size() <= 3);
+        SchedulerSamples now = sampler.sampleNow();
+        assertEquals(3, now.samples().size());
+        assertTrue(now.to().compareTo(live.to()) >= 0, "the newest sample is the one just taken");
+        SchedulerSamples last = sampler.stop();
+        assertEquals(3, last.samples().size());
+        assertThrows(IllegalStateException.class, sampler::sampleNow);
+        assertTrue(last.dropped() >= live.dropped());
+        assertFalse(last.from().isAfter(last.to()));
+        assertEquals(last.samples().getLast().at(), last.to());
+    }
+
+    @Test
+    void readsAnotherJvmsSchedulerOverJmxTheSameWay() throws Exception {
+        // The platform MBean server is the JMX path ./weft pins uses for a remote JVM.
+        SchedulerSnapshot remote = SchedulerSnapshot.take(java.lang.management.ManagementFactory.getPlatformMBeanServer());
+        SchedulerSnapshot local = SchedulerSnapshot.take();
+        assertEquals(local.schedulerAvailable(), remote.schedulerAvailable());
+        assertEquals(local.parallelism(), remote.parallelism());
+        assertTrue(remote.livePlatformThreads() >= 1);
+    }
+
+    @Test
+    void aFailingSourceEndsSamplingAndKeepsWhatWasTaken() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(1), 100, () -> {
+            if (calls.incrementAndGet() > 3) {
+                throw new IllegalStateException("the JVM went away");
+            }
+            return SchedulerSnapshot.take();
+        });
+        while (sampler.failure().isEmpty()) {
+            Thread.sleep(5);
+        }
+        SchedulerSamples seen = sampler.stop();
+        assertEquals(3, seen.samples().size());
+        assertEquals("the JVM went away", sampler.failure().orElseThrow().getMessage());
+    }
+
+    @Test
+    void healthFiguresDescribeTheSamples() throws Exception {
+        SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(2));
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread spinner = startSpinner(stop);
+        SchedulerSamples during = sampler.samples();
+        while (during.samples().size() < 3) {
+            Thread.sleep(2);
+            during = sampler.samples();
+        }
+        stop.set(true);
+        spinner.join();
+        SchedulerSamples s = sampler.stop();
+        var keys = List.copyOf(s.toMap().keySet());
+        assertEquals(List.of("samples", "dropped", "from", "to", "scheduler_available", "parallelism", "max_pool_size",
+                "max_compensating_carriers", "max_mounted_virtual_threads", "mean_mounted_virtual_threads",
+                "max_queued_virtual_threads", "mean_queued_virtual_threads", "queued_fraction",
+                "peak_platform_threads", "platform_threads_started"), keys);
+        var series = s.series();
+        assertEquals(List.of("at", "parallelism", "pool_size", "mounted_virtual_threads", "queued_virtual_threads",
+                "live_platform_threads"), List.copyOf(series.keySet()));
+        series.values().forEach(column -> assertEquals(s.samples().size(), column.size()));
+        if (JDK_24_PLUS) {
+            assertTrue(s.maxMountedVirtualThreads() >= 1, "the spinner was mounted");
+            assertTrue(s.meanMountedVirtualThreads() > 0);
+            assertTrue(s.queuedFraction() >= 0 && s.queuedFraction() <= 1);
+            assertTrue(s.maxCompensatingCarriers() >= 0);
+            assertTrue(s.summary().startsWith("parallelism " + s.parallelism() + ", pool max "), s.summary());
+        } else {
+            assertTrue(Double.isNaN(s.meanMountedVirtualThreads()));
+            assertEquals(-1, s.maxCompensatingCarriers());
+            assertTrue(s.summary().contains("JDK 24"), s.summary());
+        }
+    }
+
+    @Test
     void samplerRejectsANonPositiveInterval() {
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> SchedulerSampler.start(Duration.ZERO));
         assertTrue(e.getMessage().contains("positive"), e.getMessage());
+        var c = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> SchedulerSampler.start(Duration.ofMillis(1), 0));
+        assertTrue(c.getMessage().contains("capacity"), c.getMessage());
     }
 }

@@ -1,17 +1,19 @@
 package dev.weft.lab.cli;
 
+import dev.weft.audit.AuditCommand;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code weft} command line behind the {@code ./weft} launcher: {@code weft lab} and, as
- * later modules arrive, their subcommands. Bad arguments print one line naming the problem and
- * the usage, and exit with status 2.
+ * The {@code weft} command line behind the {@code ./weft} launcher: {@code weft lab},
+ * {@code weft pins} (pinning in a running JVM) and {@code weft audit} (the static audit of
+ * weft-audit). Bad arguments print one line naming the problem and the usage, and exit with
+ * status 2.
  */
-@Command(name = "weft", subcommands = {LabCommand.class},
-        customSynopsis = "weft <lab> [options]",
+@Command(name = "weft", subcommands = {LabCommand.class, PinsCommand.class, AuditCommand.class},
+        customSynopsis = "weft <lab|pins|audit> [options]",
         description = "Virtual threads made practical, fast and safe from Clojure, Java and Kotlin.")
 public final class Main {
 

@@ -3,6 +3,10 @@ package dev.weft.lab.scenarios.pinning;
 import dev.weft.lab.Mode;
 import dev.weft.lab.Scenario;
 import dev.weft.lab.ScenarioContext;
+import dev.weft.pin.PinCapture;
+import dev.weft.pin.PinEvent;
+import dev.weft.pin.PinMonitor;
+import dev.weft.pin.PinReport;
 import dev.weft.thread.SchedulerSampler;
 import dev.weft.thread.SchedulerSamples;
 import dev.weft.thread.SchedulerSnapshot;
@@ -10,14 +14,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -29,15 +38,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>One operation is the article's benchmark method: a virtual-thread-per-task executor, 1,000
  * submitted tasks, every future joined. Throughput is tasks completed per second of wall time.
  *
- * <p>Sizes: full mode runs the article's JMH settings (3 warm-up iterations of 3 s, 5 measured
- * iterations of 5 s; an iteration runs whole operations until its time is up, at least one).
- * Quick mode measures 5 operations after 2 warm-up ones for {@code no-lock}, and a single operation
- * for the others: their time is 99% sleep, so warm-up changes nothing and one operation already
- * takes 5-10 s. Smoke mode runs 20 threads once.
+ * <p>weft's {@link PinMonitor} (threshold 0) runs during every measured operation and counts each
+ * variant's pins: 0 for {@code synchronized} on JDK 24+, one per task for the class initializer.
+ * Its overhead is measured in the same run on {@code no-lock}, which never pins: blocks of
+ * operations without and with the monitor, alternated (off, on, off, on) so that drift cancels
+ * out. The scenario also times the test assertion (a {@link PinCapture} around an empty body).
+ *
+ * <p>Sizes: full mode runs the article's JMH settings for every variant (3 warm-up iterations of
+ * 3 s, 5 measured iterations of 5 s; an iteration runs whole operations until its time is up, at
+ * least one) after overhead blocks of 10 operations. Quick mode measures {@code no-lock} with 1.5 s
+ * of warm-up (the monitor on: JFR's first recording warms up too) and blocks of 6 (its figure is
+ * the monitored blocks'), and a single operation for the
+ * others: their time is 99% sleep, so warm-up changes nothing and one operation already takes
+ * 5-10 s. Smoke mode runs 20 threads, one operation per block.
  */
 public final class PinningScenario implements Scenario {
 
     static final long IO_MILLIS = 10;
+
+    /** Pause between two measured periods, so that each pin's timestamp falls in exactly one. */
+    private static final Duration GAP = Duration.ofMillis(100);
 
     private static final Object MONITOR = new Object();
     private static final ReentrantLock LOCK = new ReentrantLock();
@@ -63,6 +83,13 @@ public final class PinningScenario implements Scenario {
                 boolean timeBased) {
     }
 
+    /**
+     * One variant's measurement: the throughput of each measured iteration, the scheduler meanwhile,
+     * and the periods (with the tasks run in them) whose pins count for it.
+     */
+    record Measured(double[] throughputs, SchedulerSamples scheduler, List<Instant[]> periods, long tasks) {
+    }
+
     @Override
     public void run(ScenarioContext ctx) throws Exception {
         byte[] classInitBytes = classBytes(IoInClassInit.class);
@@ -74,42 +101,205 @@ public final class PinningScenario implements Scenario {
                         + " -> concurrency 1 -> %,.0f tasks/s; pinned carriers (class-init) -> concurrency = %d carriers -> %,.0f tasks/s",
                 IO_MILLIS, threads, threads / io, 1 / io, parallelism, parallelism / io));
 
-        List<Double> measured = new ArrayList<>();
-        for (Kind kind : Kind.values()) {
-            Plan plan = plan(ctx.mode(), kind, threads);
-            ctx.progress(kind.variant + ": " + describe(plan));
-            SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(20));
-            double[] throughputs;
-            SchedulerSamples samples;
-            try {
-                throughputs = iterations(plan, () -> operation(kind, threads, classInitBytes));
-            } finally {
-                samples = sampler.stop();
+        PinLog pins = new PinLog();
+        Overhead overhead = overhead(ctx, threads, classInitBytes, pins);
+        Map<Kind, Measured> measured = new EnumMap<>(Kind.class);
+        try {
+            for (Kind kind : Kind.values()) {
+                Plan plan = plan(ctx.mode(), kind, threads);
+                Measured m = kind == Kind.NO_LOCK && !plan.timeBased
+                        ? overhead.monitored()
+                        : measure(ctx, kind, plan, () -> operation(kind, threads, classInitBytes));
+                measured.put(kind, m);
+                ctx.progress(String.format(Locale.ROOT, "%s: median %,.0f tasks/s over %d iteration%s (limit %,.0f)",
+                        kind.variant, median(m.throughputs()), m.throughputs().length,
+                        m.throughputs().length == 1 ? "" : "s", limit(kind, threads, parallelism)));
             }
-            double median = median(throughputs);
-            measured.add(median);
-            double limit = switch (kind) {
-                case NO_LOCK -> threads / io;
-                case REENTRANT_LOCK, SYNCHRONIZED -> 1 / io;
-                case CLASS_INIT -> parallelism / io;
-            };
-            ctx.progress(String.format(Locale.ROOT, "%s: median %,.0f tasks/s over %d iteration%s (limit %,.0f)",
-                    kind.variant, median, throughputs.length, throughputs.length == 1 ? "" : "s", limit));
-            ctx.variant(kind.variant).unit("tasks/s").value(median).limit(limit).published(kind.published)
-                    .extra("iterations", Arrays.stream(throughputs).boxed().toList())
+        } finally {
+            overhead.monitor().stop(); // after this every pin has reached the log
+        }
+        List<Double> latencies = assertionLatencies(ctx);
+
+        for (Kind kind : Kind.values()) {
+            Measured m = measured.get(kind);
+            double median = median(m.throughputs());
+            long pinned = m.periods().stream().mapToLong(p -> pins.count(p[0], p[1])).sum();
+            ScenarioContext.VariantBuilder v = ctx.variant(kind.variant).unit("tasks/s").value(median)
+                    .limit(limit(kind, threads, parallelism)).published(kind.published)
+                    .extra("iterations", Arrays.stream(m.throughputs()).boxed().toList())
                     .extra("threads", threads)
                     .extra("io_ms", IO_MILLIS)
                     .extra("effective_concurrency", median * io)
-                    .scheduler(samples)
-                    .add();
+                    .extra("pins", pinned)
+                    .extra("pins_per_task", pinned / (double) m.tasks())
+                    .scheduler(m.scheduler());
+            if (kind == Kind.NO_LOCK) {
+                v.extra("throughput_without_monitor", median(overhead.off()))
+                        .extra("throughput_with_monitor", median(overhead.on()))
+                        .extra("monitor_overhead_ratio", overhead.ratio())
+                        .extra("iterations_without_monitor", Arrays.stream(overhead.off()).boxed().toList())
+                        .extra("iterations_with_monitor", Arrays.stream(overhead.on()).boxed().toList())
+                        .extra("assertion_latency_ms_median", median(toArray(latencies)))
+                        .extra("assertion_latency_ms", latencies);
+            }
+            v.add();
         }
-        notes(ctx, measured, parallelism);
+        notes(ctx, measured, parallelism, pins, overhead, latencies);
     }
 
-    private static void notes(ScenarioContext ctx, List<Double> measured, int parallelism) {
-        double reentrant = measured.get(Kind.REENTRANT_LOCK.ordinal());
-        double sync = measured.get(Kind.SYNCHRONIZED.ordinal());
-        double classInit = measured.get(Kind.CLASS_INIT.ordinal());
+    private static double limit(Kind kind, int threads, int parallelism) {
+        double io = IO_MILLIS / 1000.0;
+        return switch (kind) {
+            case NO_LOCK -> threads / io;
+            case REENTRANT_LOCK, SYNCHRONIZED -> 1 / io;
+            case CLASS_INIT -> parallelism / io;
+        };
+    }
+
+    /** Runs a variant's plan with the scheduler sampled; its pins are those of the whole period. */
+    private static Measured measure(ScenarioContext ctx, Kind kind, Plan plan, Operation op) throws Exception {
+        ctx.progress(kind.variant + ": " + describe(plan) + ", pin monitor on");
+        LongAdder tasks = new LongAdder();
+        Operation counted = () -> {
+            int n = op.run();
+            tasks.add(n);
+            return n;
+        };
+        SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(20));
+        Instant from = Instant.now();
+        double[] throughputs;
+        SchedulerSamples samples;
+        try {
+            throughputs = iterations(plan, counted);
+        } finally {
+            samples = sampler.stop();
+        }
+        Instant to = Instant.now();
+        Thread.sleep(GAP);
+        return new Measured(throughputs, samples, List.<Instant[]>of(new Instant[] {from, to}), tasks.sum());
+    }
+
+    // ---- the monitor: its overhead, the pins it saw, the assertion's latency ----------------
+
+    /**
+     * The no-lock workload, which never pins, in blocks without and with the pin monitor: off, on,
+     * off, on. The second monitor keeps running, to watch the variants.
+     */
+    private static Overhead overhead(ScenarioContext ctx, int threads, byte[] classInitBytes, PinLog pins)
+            throws Exception {
+        int block = ctx.size(1, 6, 10);
+        // The first operations of a JVM run several times slower (JIT, carrier start), and so does
+        // JFR's first recording (the recorder and its parser load and compile): warm up both, by time.
+        Duration warmup = Duration.ofMillis(ctx.size(0, 1_500, 9_000));
+        Operation op = () -> operation(Kind.NO_LOCK, threads, classInitBytes);
+        ctx.progress(String.format(Locale.ROOT, "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor,"
+                + " then blocks of %d operations without and with it (off, on, off, on)", threads, warmup.toMillis() / 1e3,
+                block));
+        PinMonitor warming = pins.startMonitor();
+        try {
+            iteration(warmup, op);
+        } finally {
+            warming.stop();
+        }
+        List<Double> off = new ArrayList<>();
+        List<Double> on = new ArrayList<>();
+        List<Instant[]> monitored = new ArrayList<>();
+        SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(20));
+        PinMonitor monitor = null;
+        SchedulerSamples samples;
+        try {
+            for (int b = 0; b < 4; b++) {
+                boolean withMonitor = b % 2 == 1;
+                if (withMonitor) {
+                    monitor = pins.startMonitor();
+                }
+                Instant from = Instant.now();
+                for (int i = 0; i < block; i++) {
+                    (withMonitor ? on : off).add(iteration(Duration.ZERO, op));
+                }
+                if (withMonitor) {
+                    monitored.add(new Instant[] {from, Instant.now()});
+                    if (b < 3) {
+                        monitor.stop();
+                    }
+                }
+                Thread.sleep(GAP);
+            }
+        } catch (Exception | Error e) {
+            if (monitor != null) {
+                monitor.stop();
+            }
+            throw e;
+        } finally {
+            samples = sampler.stop();
+        }
+        return new Overhead(toArray(off), toArray(on), monitored, (long) on.size() * threads, samples, monitor);
+    }
+
+    /**
+     * The no-lock blocks: throughputs without and with the monitor, the monitored periods, and the
+     * monitor left running.
+     */
+    record Overhead(double[] off, double[] on, List<Instant[]> onPeriods, long onTasks, SchedulerSamples scheduler,
+                    PinMonitor monitor) {
+
+        /** Median throughput with the monitor divided by median throughput without it. */
+        double ratio() {
+            return median(on) / median(off);
+        }
+
+        /** The monitored blocks as no-lock's measurement (quick and smoke modes). */
+        Measured monitored() {
+            return new Measured(on, scheduler, onPeriods, onTasks);
+        }
+    }
+
+    /** Starts pin monitors and keeps when each pin they saw began. */
+    static final class PinLog {
+        private final ConcurrentLinkedQueue<Instant> starts = new ConcurrentLinkedQueue<>();
+
+        PinMonitor startMonitor() {
+            return PinMonitor.builder().threshold(Duration.ZERO).sampleScheduler(Duration.ZERO, 0)
+                    .onPin(this::seen).start();
+        }
+
+        private void seen(PinEvent pin) {
+            starts.add(pin.start());
+        }
+
+        /** Pins that began between {@code from} and {@code to}. */
+        long count(Instant from, Instant to) {
+            return starts.stream().filter(t -> !t.isBefore(from) && !t.isAfter(to)).count();
+        }
+    }
+
+    /**
+     * Times {@code n} pin assertions the way {@code weft.pin/no-pins?} and {@code @NoPinning} make
+     * them: a {@link PinCapture} around an empty body run on a new virtual thread, start to end, in
+     * milliseconds.
+     */
+    private static List<Double> assertionLatencies(ScenarioContext ctx) throws InterruptedException {
+        int n = ctx.size(5, 30, 100);
+        ctx.progress("timing " + n + " pin assertions (a PinCapture around an empty body on a virtual thread)");
+        List<Double> ms = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long t0 = System.nanoTime();
+            PinCapture capture = PinCapture.start();
+            Thread.ofVirtual().start(() -> { }).join();
+            PinReport r = capture.end();
+            ms.add(Math.round((System.nanoTime() - t0) / 1e3) / 1e3);
+            if (r.pins() != 0) {
+                throw new IllegalStateException("an empty body pinned:\n" + r.toText());
+            }
+        }
+        return ms;
+    }
+
+    private static void notes(ScenarioContext ctx, Map<Kind, Measured> measured, int parallelism, PinLog pins,
+                              Overhead overhead, List<Double> latencies) {
+        double reentrant = median(measured.get(Kind.REENTRANT_LOCK).throughputs());
+        double sync = median(measured.get(Kind.SYNCHRONIZED).throughputs());
+        double classInit = median(measured.get(Kind.CLASS_INIT).throughputs());
         int jdk = Runtime.version().feature();
         ctx.note("The article's locked figures cannot come from its own code: a lock held across 10 ms of I/O lets one"
                 + " task through per 10 ms, at most 100 tasks/s on any machine, yet it published 8,500 tasks/s"
@@ -127,6 +317,22 @@ public final class PinningScenario implements Scenario {
         ctx.note(String.format(Locale.ROOT, "What still pins on JDK %d: blocking inside a class initializer. class-init ran"
                 + " %,.0f tasks/s against a limit of %,.0f (%d carriers, each held for the whole 10 ms).",
                 jdk, classInit, parallelism * 1000.0 / IO_MILLIS, parallelism));
+        StringBuilder perVariant = new StringBuilder();
+        for (Kind kind : Kind.values()) {
+            Measured m = measured.get(kind);
+            long n = m.periods().stream().mapToLong(p -> pins.count(p[0], p[1])).sum();
+            perVariant.append(perVariant.isEmpty() ? "" : ", ").append(kind.variant).append(' ').append(String.format(
+                    Locale.ROOT, "%,d (%.2f per task)", n, n / (double) m.tasks()));
+        }
+        ctx.note("Pins seen by weft's pin monitor (JFR, threshold 0): " + perVariant + ".");
+        ctx.note(String.format(Locale.ROOT, "Pin monitor overhead on no-lock, which never pins: %,.0f tasks/s with it,"
+                + " %,.0f without (ratio %.3f, %d+%d operations in alternating blocks).",
+                median(overhead.on()), median(overhead.off()), overhead.ratio(), overhead.on().length, overhead.off().length));
+        double[] l = toArray(latencies);
+        Arrays.sort(l);
+        ctx.note(String.format(Locale.ROOT, "A pin assertion (weft.pin/no-pins?, @NoPinning: a JFR recording that must"
+                + " contain its own end marker) took %.1f ms median, %.1f ms at most, over %d checks.",
+                median(l), l[l.length - 1], l.length));
     }
 
     static Plan plan(Mode mode, Kind kind, int threads) {
@@ -245,6 +451,10 @@ public final class PinningScenario implements Scenario {
         Arrays.sort(sorted);
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+
+    private static double[] toArray(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     private static int carriers() {

@@ -1,0 +1,169 @@
+package dev.weft.pin;
+
+import dev.weft.thread.SchedulerSamples;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Counts pins by site: the pinned reason plus the top frames of the stack. This is the part of a
+ * {@link PinMonitor} that does not depend on where events come from, so that a recording read
+ * from a file or another JVM ({@code ./weft pins}) is aggregated the same way.
+ *
+ * <p>The frames that identify a site start below the virtual-thread machinery
+ * ({@code java.lang.VirtualThread}, {@code jdk.internal.vm.Continuation}), which is on top of every
+ * pinned stack and tells nothing about the cause; then the next {@code topFrames} frames count.
+ * At most {@code maxSites} sites are kept; pins at further sites are counted in
+ * {@link PinReport#otherPins()}, so memory stays bounded however long a monitor runs.
+ *
+ * <pre>{@code
+ * PinAggregator sites = new PinAggregator(12, 1_000);
+ * try (RecordingFile file = new RecordingFile(Path.of("app.jfr"))) {
+ *     while (file.hasMoreEvents()) {
+ *         RecordedEvent e = file.readEvent();
+ *         if (e.getEventType().getName().equals(PinEvent.JFR_EVENT)) sites.add(PinEvent.of(e));
+ *     }
+ * }
+ * System.out.println(sites.report(from, to, Duration.ZERO, null).toText());
+ * }</pre>
+ *
+ * <p>Thread-safe: events may be added while reports are taken.
+ */
+public final class PinAggregator {
+
+    /** The default number of frames that identify a site. */
+    public static final int DEFAULT_TOP_FRAMES = 12;
+    /** The default number of sites kept. */
+    public static final int DEFAULT_MAX_SITES = 1_000;
+
+    private static final int MAX_MESSAGES = 10;
+
+    private final int topFrames;
+    private final int maxSites;
+    private final Map<Key, Stats> sites = new HashMap<>();
+    private long pins;
+    private long otherPins;
+    private Duration pinned = Duration.ZERO;
+    private long submitFailures;
+    private final Set<String> submitFailureMessages = new LinkedHashSet<>();
+
+    /**
+     * @param topFrames how many frames below the virtual-thread machinery identify a site
+     * @param maxSites  how many sites to keep
+     * @throws IllegalArgumentException if either is below 1
+     */
+    public PinAggregator(int topFrames, int maxSites) {
+        if (topFrames < 1) {
+            throw new IllegalArgumentException("topFrames must be >= 1 (frames that identify a pin site); got " + topFrames);
+        }
+        if (maxSites < 1) {
+            throw new IllegalArgumentException("maxSites must be >= 1; got " + maxSites);
+        }
+        this.topFrames = topFrames;
+        this.maxSites = maxSites;
+    }
+
+    /** Counts one pin at its site. */
+    public synchronized void add(PinEvent pin) {
+        Objects.requireNonNull(pin, "pin");
+        pins++;
+        pinned = pinned.plus(pin.duration());
+        Key key = new Key(pin.reason(), siteFrames(pin.frames(), topFrames));
+        Stats s = sites.get(key);
+        if (s == null) {
+            if (sites.size() >= maxSites) {
+                otherPins++;
+                return;
+            }
+            s = new Stats(pin);
+            sites.put(key, s);
+        }
+        s.add(pin);
+    }
+
+    /** Counts one failed virtual-thread submission ({@code jdk.VirtualThreadSubmitFailed}). */
+    public synchronized void addSubmitFailure(String message) {
+        submitFailures++;
+        if (message != null && submitFailureMessages.size() < MAX_MESSAGES) {
+            submitFailureMessages.add(message);
+        }
+    }
+
+    /** How many pins were added so far. */
+    public synchronized long pins() {
+        return pins;
+    }
+
+    /**
+     * The pins added so far, as a report for the period {@code from}-{@code to}.
+     *
+     * @param threshold the recording threshold, stated in the report
+     * @param scheduler the scheduler samples of the period, or null
+     */
+    public synchronized PinReport report(Instant from, Instant to, Duration threshold, SchedulerSamples scheduler) {
+        List<PinSite> list = new ArrayList<>(sites.size());
+        sites.forEach((k, s) -> list.add(s.site(k)));
+        list.sort(Comparator.comparing(PinSite::total).reversed().thenComparing(PinSite::count, Comparator.reverseOrder()));
+        return new PinReport(from, to, threshold, pins, pinned, list, otherPins, submitFailures,
+                List.copyOf(submitFailureMessages), scheduler);
+    }
+
+    /** The frames that identify a site: the top {@code n} below the virtual-thread machinery. */
+    static List<PinFrame> siteFrames(List<PinFrame> frames, int n) {
+        int first = 0;
+        while (first < frames.size() && machinery(frames.get(first).className())) {
+            first++;
+        }
+        if (first == frames.size()) {
+            first = 0; // nothing but machinery: keep it rather than nothing
+        }
+        return List.copyOf(frames.subList(first, Math.min(frames.size(), first + n)));
+    }
+
+    private static boolean machinery(String className) {
+        return className.equals("java.lang.VirtualThread") || className.startsWith("jdk.internal.vm.Continuation");
+    }
+
+    private record Key(String reason, List<PinFrame> frames) {
+    }
+
+    private static final class Stats {
+        final String blockingOperation;
+        long count;
+        Duration total = Duration.ZERO;
+        Duration max = Duration.ZERO;
+        Instant first;
+        Instant last;
+
+        Stats(PinEvent first) {
+            this.blockingOperation = first.blockingOperation();
+            this.first = first.start();
+            this.last = first.start();
+        }
+
+        void add(PinEvent p) {
+            count++;
+            total = total.plus(p.duration());
+            if (p.duration().compareTo(max) > 0) {
+                max = p.duration();
+            }
+            if (p.start().isBefore(first)) {
+                first = p.start();
+            }
+            if (p.start().isAfter(last)) {
+                last = p.start();
+            }
+        }
+
+        PinSite site(Key k) {
+            return new PinSite(k.reason(), blockingOperation, k.frames(), count, total, max, first, last);
+        }
+    }
+}

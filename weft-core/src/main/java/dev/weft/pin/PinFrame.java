@@ -1,0 +1,48 @@
+package dev.weft.pin;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * One frame of a pinned virtual thread's stack, as JFR recorded it.
+ *
+ * <p>Hidden classes (lambdas, {@code MethodHandles.Lookup.defineHiddenClass}) carry a per-class
+ * address in their names, e.g. {@code Foo$$Lambda/0x000000003a045400}; it is dropped, so that
+ * every copy of the same code counts as one site.
+ *
+ * @param className the declaring class, binary name with dots ({@code com.acme.Cache$Entry})
+ * @param method    the method name ({@code <clinit>} for a class initializer)
+ * @param line      the source line, or -1 when unknown
+ */
+public record PinFrame(String className, String method, int line) {
+
+    private static final Pattern HIDDEN_SUFFIX = Pattern.compile("[./]0x[0-9a-fA-F]+");
+
+    /** @throws NullPointerException if a name is null */
+    public PinFrame {
+        className = normalize(Objects.requireNonNull(className, "className"));
+        Objects.requireNonNull(method, "method");
+    }
+
+    /** {@code text} with the addresses of hidden classes removed. */
+    static String normalize(String text) {
+        return text == null ? null : HIDDEN_SUFFIX.matcher(text).replaceAll("");
+    }
+
+    /** The frame as data: {@code class, method, line} (line null when unknown). */
+    public Map<String, Object> toMap() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("class", className);
+        m.put("method", method);
+        m.put("line", line < 0 ? null : line);
+        return m;
+    }
+
+    /** {@code com.acme.Cache.load(line 42)}, or {@code com.acme.Cache.load} without a line. */
+    @Override
+    public String toString() {
+        return className + "." + method + (line < 0 ? "" : "(line " + line + ")");
+    }
+}

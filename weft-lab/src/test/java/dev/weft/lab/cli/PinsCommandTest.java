@@ -1,0 +1,148 @@
+package dev.weft.lab.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.lab.Jvm;
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class PinsCommandTest {
+
+    private static final boolean JDK_24_PLUS = Runtime.version().feature() >= 24;
+    private static Process target;
+    private static long pid;
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    @BeforeAll
+    static void startTarget() throws IOException {
+        target = new ProcessBuilder(Jvm.command(List.of(), System.getProperty("java.class.path"),
+                PinningTarget.class.getName(), List.of())).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String line = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        assertTrue(line != null && line.startsWith("ready "), "the target JVM did not start: " + line);
+        pid = Long.parseLong(line.substring("ready ".length()));
+    }
+
+    @AfterAll
+    static void stopTarget() throws Exception {
+        target.getOutputStream().close();
+        if (!target.waitFor(30, TimeUnit.SECONDS)) {
+            Jvm.stop(target);
+        }
+    }
+
+    private int run(String... args) {
+        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void recordsTheTargetsPinsAsJsonWithItsSchedulerHealth() throws Exception {
+        assertEquals(0, run("pins", Long.toString(pid), "--for", "2s", "--json"), err());
+        assertTrue(err().contains("recording pinned virtual threads in JVM " + pid + " (" + PinningTarget.class.getName()),
+                err());
+        JsonNode report = new ObjectMapper().readTree(out());
+        assertEquals(pid, report.get("pid").asLong());
+        assertEquals(PinningTarget.class.getName(), report.get("jvm").asText());
+        assertEquals(0.0, report.get("threshold_ms").asDouble());
+        assertTrue(report.get("pins").asLong() >= 1, "it pins every 20 ms: " + out());
+        JsonNode site = report.get("sites").get(0);
+        assertTrue(site.get("frames").findValuesAsText("class").contains("dev.weft.pin.ProbeInit"), site.toString());
+        if (JDK_24_PLUS) {
+            assertEquals("VM call to dev.weft.pin.ProbeInit.<clinit> on stack", site.get("reason").asText());
+        }
+        JsonNode scheduler = report.get("scheduler");
+        assertTrue(scheduler.get("samples").asInt() >= 2, scheduler.toString());
+        assertEquals(JDK_24_PLUS, scheduler.get("scheduler_available").asBoolean());
+    }
+
+    @Test
+    void printsTextAndLeavesNoRecordingBehind() throws Exception {
+        assertEquals(0, run("pins", Long.toString(pid), "--for", "1s"), err());
+        String text = out();
+        assertTrue(text.startsWith("JVM " + pid + " (" + PinningTarget.class.getName() + ", Java "), text);
+        assertTrue(text.contains(" pins at ") || text.contains(" pin at "), text);
+        assertTrue(text.contains("at dev.weft.pin.ProbeInit.<clinit>"), text);
+        assertTrue(text.contains("\nscheduler: "), text);
+        Process check = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid), "JFR.check").redirectErrorStream(true).start();
+        String recordings = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(check.waitFor(60, TimeUnit.SECONDS));
+        assertFalse(recordings.contains("weft-pins"), "the recording is closed in the target:\n" + recordings);
+    }
+
+    @Test
+    void aPidThatIsNotRunningIsNamed() throws Exception {
+        Process gone = new ProcessBuilder(Jvm.java(), "-version").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        gone.waitFor();
+        assertEquals(1, run("pins", Long.toString(gone.pid()), "--for", "1s"));
+        assertTrue(err().contains("no process with pid " + gone.pid() + " is running; jps -l lists the running JVMs"), err());
+    }
+
+    @Test
+    void aProcessThatIsNotAJvmIsNamed() throws Exception {
+        Process sleep = new ProcessBuilder("sleep", "30").start();
+        try {
+            assertEquals(1, run("pins", Long.toString(sleep.pid()), "--for", "1s"));
+            assertTrue(err().contains("cannot attach to process " + sleep.pid()), err());
+            assertTrue(err().contains("It must be a JVM (Java 21+) that allows attaching"), err());
+        } finally {
+            sleep.destroy();
+            sleep.waitFor();
+        }
+    }
+
+    @Test
+    void badArgumentsExitTwoWithTheUsage() {
+        assertEquals(2, run("pins", "java"));
+        assertTrue(err().contains("usage: ./weft pins <pid> [--for DURATION] [--json]"), err());
+        assertEquals(2, run("pins", "1", "--for", "soon"));
+        assertTrue(err().contains("'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S"), err());
+        assertEquals(2, run("pins", "1", "--for", "0s"));
+        assertTrue(err().contains("--for must be more than 0"), err());
+        assertEquals(2, run("pins"));
+    }
+
+    @Test
+    void durationsReadTheWayPeopleWriteThem() {
+        var c = new PinsCommand.DurationConverter();
+        assertEquals(java.time.Duration.ofMillis(500), c.convert("500ms"));
+        assertEquals(java.time.Duration.ofSeconds(30), c.convert("30s"));
+        assertEquals(java.time.Duration.ofSeconds(90), c.convert("1.5m"));
+        assertEquals(java.time.Duration.ofHours(2), c.convert("2h"));
+        assertEquals(java.time.Duration.ofSeconds(30), c.convert("PT30S"));
+    }
+
+    @Test
+    void attachFailuresSayWhatToDo() {
+        Exception perm = new IOException("Permission denied");
+        assertEquals("JVM 42 belongs to user app and weft runs as dev; attaching needs the same user: run sudo -u app"
+                + " ./weft pins 42", PinsCommand.attachFailure(42, "app", "dev", "java", perm));
+        assertTrue(PinsCommand.attachFailure(42, "dev", "dev", "java", perm).startsWith("no permission to attach to JVM 42"));
+        assertEquals("no JVM with pid 42 is running; jps -l lists the running JVMs",
+                PinsCommand.attachFailure(42, null, "dev", null, new IOException("non existent JVM pid: 42")));
+    }
+}
