@@ -1,5 +1,6 @@
 package dev.weft.kotlin
 
+import dev.weft.context.Context
 import dev.weft.thread.ThreadPolicy
 import dev.weft.thread.WeftThreads
 import java.util.concurrent.Executor
@@ -115,11 +116,12 @@ public class VirtualThreadDispatcher private constructor(
 
     /**
      * Runs plain `Runnable`s on this dispatcher's threads, for Java and for APIs that take an
-     * [Executor]. After [close] it throws [RejectedExecutionException].
+     * [Executor]. Like every weft executor it conveys the weft context keys bound where
+     * `execute` is called ([Context.wrap]). After [close] it throws [RejectedExecutionException].
      */
     override val executor: Executor = Executor { command ->
         if (closed) throw RejectedExecutionException("$this is closed and accepts no new tasks; submit before close(), or use a dispatcher that is open")
-        pool.execute(command)
+        pool.execute(Context.wrap(command))
     }
 
     /**

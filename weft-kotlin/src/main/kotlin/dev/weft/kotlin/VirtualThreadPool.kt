@@ -145,6 +145,11 @@ internal class VirtualThreadPool(private val factory: ThreadFactory, private val
                 val next = get()
                 if (next != null) return if (next === EXIT) null else next
                 LockSupport.park(this)
+                // park returns at once while the interrupt flag is set, so a flag left by the last
+                // task (the "restore the interrupt" idiom) or aimed at an idle thread would make
+                // this loop spin a carrier forever. No task runs here: drop it (runTask clears it
+                // again before the next task anyway).
+                Thread.interrupted()
             }
         }
     }

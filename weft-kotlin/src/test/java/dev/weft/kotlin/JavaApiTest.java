@@ -55,6 +55,13 @@ class JavaApiTest {
                 FutureKt.future(GlobalScope.INSTANCE, VirtualThreadDispatcher.getShared().plus(new WeftContext()),
                         CoroutineStart.DEFAULT, (scope, continuation) -> user.get()));
         assertEquals("java-user", seen.get(20, TimeUnit.SECONDS));
+
+        // The executor conveys the keys bound where execute is called, as every weft executor does.
+        try (VirtualThreadDispatcher d = new VirtualThreadDispatcher("java-ctx")) {
+            CompletableFuture<String> viaExecutor = Context.where(user, "executor-user")
+                    .call(() -> CompletableFuture.supplyAsync(user::get, d.getExecutor()));
+            assertEquals("executor-user", viaExecutor.get(20, TimeUnit.SECONDS));
+        }
     }
 
     @Test

@@ -9,6 +9,7 @@ import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.runInterruptible
 import kotlinx.coroutines.withContext
+import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertSame
 import org.junit.jupiter.api.Assertions.assertTrue
@@ -72,9 +73,24 @@ class CancellationTest {
             Thread.currentThread().interrupt() // left set on purpose
         }
         awaitTrue("the thread idles") { d.idleThreadCount == 1 }
+        // Parked, not spinning: park returns at once while the flag is set, and a thread that
+        // loops on it stays RUNNABLE forever, eating a carrier.
+        awaitTrue("the idle thread parks (state now: ${first.get().state})") { first.get().state == Thread.State.WAITING }
         withContext(d) {
             assertSame(first.get(), Thread.currentThread(), "the idle thread was not reused")
             assertFalse(Thread.currentThread().isInterrupted)
         }
+    }
+
+    @Test
+    fun `an interrupt sent to an idle thread does not make it spin`() = runBlocking {
+        val d = threads.open("interrupt-idle", idleThreads = 1)
+        val worker = withContext(d) { Thread.currentThread() }
+        awaitTrue("the thread idles") { d.idleThreadCount == 1 && worker.state == Thread.State.WAITING }
+        worker.interrupt()
+        awaitTrue("the interrupted idle thread parks again (state now: ${worker.state})") {
+            worker.state == Thread.State.WAITING && !worker.isInterrupted
+        }
+        assertEquals(1, d.idleThreadCount)
     }
 }

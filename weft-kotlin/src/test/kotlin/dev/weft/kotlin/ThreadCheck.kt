@@ -1,5 +1,8 @@
 package dev.weft.kotlin
 
+import com.sun.management.HotSpotDiagnosticMXBean
+import java.lang.management.ManagementFactory
+import java.nio.file.Files
 import java.util.concurrent.TimeUnit
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.seconds
@@ -24,6 +27,8 @@ class ThreadCheck : AfterEachCallback {
         for (d in all) {
             d.close()
             awaitTrue("all threads of $d end after close (left: ${d.threadCount})") { d.threadCount == 0 }
+            // The pool's own counters could be wrong in the same way as the pool: ask the JVM.
+            awaitTrue("the JVM's thread dump shows no thread of $d") { liveThreadsNamed("weft-${d.name}-").isEmpty() }
         }
         val shared = VirtualThreadDispatcher.shared
         awaitTrue("no thread of the shared dispatcher still runs a block") {
@@ -39,6 +44,25 @@ fun awaitTrue(what: String, timeout: Duration = 20.seconds, condition: () -> Boo
     while (!condition()) {
         if (System.nanoTime() > deadline) throw AssertionError("timed out waiting until $what")
         TimeUnit.MILLISECONDS.sleep(2)
+    }
+}
+
+/**
+ * Names of live threads, virtual ones included, that start with [prefix], from the JVM's own
+ * JSON thread dump (HotSpotDiagnosticMXBean: it lists every virtual thread, where
+ * Thread.getAllStackTraces lists platform threads only).
+ */
+fun liveThreadsNamed(prefix: String): List<String> {
+    val dir = Files.createTempDirectory("weft-threads")
+    val file = dir.resolve("dump.json")
+    try {
+        ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean::class.java)
+            .dumpThreads(file.toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON)
+        return Regex("\"name\": \"(${Regex.escape(prefix)}[^\"]*)\"").findAll(Files.readString(file))
+            .map { it.groupValues[1] }.toList()
+    } finally {
+        Files.deleteIfExists(file)
+        Files.deleteIfExists(dir)
     }
 }
 
