@@ -4,7 +4,7 @@
   A Clojure scenario is a function of one argument, a `dev.weft.lab.ScenarioContext`,
   registered with `run=clojure:<ns>/<fn>` in `META-INF/weft/scenarios/<name>.properties`.
   These helpers wrap the context's Java API in Clojure terms."
-  (:import (dev.weft.lab Mode ScenarioContext)))
+  (:import (dev.weft.lab Mode ScenarioContext Stats)))
 
 (set! *warn-on-reflection* true)
 
@@ -35,6 +35,17 @@
   "Adds a finding worth a sentence in the report."
   [^ScenarioContext ctx line]
   (.note ctx line))
+
+(defn median
+  "The median of the numbers `xs`, as every scenario reports it (dev.weft.lab.Stats)."
+  ^double [xs]
+  (Stats/median ^java.util.Collection (vec xs)))
+
+(defn verdict
+  "A goal's verdict, worded as in every scenario: \"met\", \"NOT met\", or
+  \"not judged (smoke run)\" in smoke mode."
+  [^ScenarioContext ctx met?]
+  (.verdict ctx (boolean met?)))
 
 (defn- json-key [k]
   (-> (if (keyword? k) (name k) (str k)) (.replace "-" "_")))

@@ -63,6 +63,17 @@ public final class ScenarioContext {
         };
     }
 
+    /**
+     * The verdict on one of an issue's goals, worded the same in every scenario: "met" or
+     * "NOT met", or "not judged (smoke run)" in smoke mode, whose sizes are too small to judge.
+     */
+    public String verdict(boolean met) {
+        if (mode == Mode.SMOKE) {
+            return "not judged (smoke run)";
+        }
+        return met ? "met" : "NOT met";
+    }
+
     /** Prints one line of progress; the runner shows it under the scenario's name. */
     public void progress(String message) {
         synchronized (progress) {

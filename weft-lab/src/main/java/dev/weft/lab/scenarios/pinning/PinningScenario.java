@@ -3,6 +3,7 @@ package dev.weft.lab.scenarios.pinning;
 import dev.weft.lab.Mode;
 import dev.weft.lab.Scenario;
 import dev.weft.lab.ScenarioContext;
+import dev.weft.lab.Stats;
 import dev.weft.pin.PinCapture;
 import dev.weft.pin.PinEvent;
 import dev.weft.pin.PinMonitor;
@@ -41,8 +42,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>weft's {@link PinMonitor} (threshold 0) runs during every measured operation and counts each
  * variant's pins: 0 for {@code synchronized} on JDK 24+, one per task for the class initializer.
  * Its overhead is measured in the same run on {@code no-lock}, which never pins: blocks of
- * operations without and with the monitor, alternated (off, on, off, on) so that drift cancels
- * out. The scenario also times the test assertion (a {@link PinCapture} around an empty body).
+ * operations without and with the monitor, alternated (off, on, off, on, ...: 8 blocks in quick
+ * mode, 12 in full) so that drift cancels out. The scenario also times the test assertion (a {@link PinCapture} around an empty body).
  *
  * <p>Sizes: full mode runs the article's JMH settings for every variant (3 warm-up iterations of
  * 3 s, 5 measured iterations of 5 s; an iteration runs whole operations until its time is up, at
@@ -112,7 +113,7 @@ public final class PinningScenario implements Scenario {
                         : measure(ctx, kind, plan, () -> operation(kind, threads, classInitBytes));
                 measured.put(kind, m);
                 ctx.progress(String.format(Locale.ROOT, "%s: median %,.0f tasks/s over %d iteration%s (limit %,.0f)",
-                        kind.variant, median(m.throughputs()), m.throughputs().length,
+                        kind.variant, Stats.median(m.throughputs()), m.throughputs().length,
                         m.throughputs().length == 1 ? "" : "s", limit(kind, threads, parallelism)));
             }
         } finally {
@@ -122,7 +123,7 @@ public final class PinningScenario implements Scenario {
 
         for (Kind kind : Kind.values()) {
             Measured m = measured.get(kind);
-            double median = median(m.throughputs());
+            double median = Stats.median(m.throughputs());
             long pinned = m.periods().stream().mapToLong(p -> pins.count(p[0], p[1])).sum();
             ScenarioContext.VariantBuilder v = ctx.variant(kind.variant).unit("tasks/s").value(median)
                     .limit(limit(kind, threads, parallelism)).published(kind.published)
@@ -134,12 +135,12 @@ public final class PinningScenario implements Scenario {
                     .extra("pins_per_task", pinned / (double) m.tasks())
                     .scheduler(m.scheduler());
             if (kind == Kind.NO_LOCK) {
-                v.extra("throughput_without_monitor", median(overhead.off()))
-                        .extra("throughput_with_monitor", median(overhead.on()))
+                v.extra("throughput_without_monitor", Stats.median(overhead.off()))
+                        .extra("throughput_with_monitor", Stats.median(overhead.on()))
                         .extra("monitor_overhead_ratio", overhead.ratio())
                         .extra("iterations_without_monitor", Arrays.stream(overhead.off()).boxed().toList())
                         .extra("iterations_with_monitor", Arrays.stream(overhead.on()).boxed().toList())
-                        .extra("assertion_latency_ms_median", median(toArray(latencies)))
+                        .extra("assertion_latency_ms_median", Stats.median(toArray(latencies)))
                         .extra("assertion_latency_ms", latencies);
             }
             v.add();
@@ -188,13 +189,15 @@ public final class PinningScenario implements Scenario {
     private static Overhead overhead(ScenarioContext ctx, int threads, byte[] classInitBytes, PinLog pins)
             throws Exception {
         int block = ctx.size(1, 6, 10);
+        // Enough alternating blocks to resolve the 2% goal on a noisy machine, at ~20 ms per operation.
+        int blocks = ctx.size(2, 8, 12);
         // The first operations of a JVM run several times slower (JIT, carrier start), and so does
         // JFR's first recording (the recorder and its parser load and compile): warm up both, by time.
         Duration warmup = Duration.ofMillis(ctx.size(0, 1_500, 9_000));
         Operation op = () -> operation(Kind.NO_LOCK, threads, classInitBytes);
         ctx.progress(String.format(Locale.ROOT, "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor,"
-                + " then blocks of %d operations without and with it (off, on, off, on)", threads, warmup.toMillis() / 1e3,
-                block));
+                + " then %d blocks of %d operations without and with it, alternating", threads, warmup.toMillis() / 1e3,
+                blocks, block));
         PinMonitor warming = pins.startMonitor();
         try {
             iteration(warmup, op);
@@ -208,7 +211,7 @@ public final class PinningScenario implements Scenario {
         PinMonitor monitor = null;
         SchedulerSamples samples;
         try {
-            for (int b = 0; b < 4; b++) {
+            for (int b = 0; b < blocks; b++) {
                 boolean withMonitor = b % 2 == 1;
                 if (withMonitor) {
                     monitor = pins.startMonitor();
@@ -219,7 +222,7 @@ public final class PinningScenario implements Scenario {
                 }
                 if (withMonitor) {
                     monitored.add(new Instant[] {from, Instant.now()});
-                    if (b < 3) {
+                    if (b < blocks - 1) {
                         monitor.stop();
                     }
                 }
@@ -245,7 +248,7 @@ public final class PinningScenario implements Scenario {
 
         /** Median throughput with the monitor divided by median throughput without it. */
         double ratio() {
-            return median(on) / median(off);
+            return Stats.median(on) / Stats.median(off);
         }
 
         /** The monitored blocks as no-lock's measurement (quick and smoke modes). */
@@ -297,9 +300,9 @@ public final class PinningScenario implements Scenario {
 
     private static void notes(ScenarioContext ctx, Map<Kind, Measured> measured, int parallelism, PinLog pins,
                               Overhead overhead, List<Double> latencies) {
-        double reentrant = median(measured.get(Kind.REENTRANT_LOCK).throughputs());
-        double sync = median(measured.get(Kind.SYNCHRONIZED).throughputs());
-        double classInit = median(measured.get(Kind.CLASS_INIT).throughputs());
+        double reentrant = Stats.median(measured.get(Kind.REENTRANT_LOCK).throughputs());
+        double sync = Stats.median(measured.get(Kind.SYNCHRONIZED).throughputs());
+        double classInit = Stats.median(measured.get(Kind.CLASS_INIT).throughputs());
         int jdk = Runtime.version().feature();
         ctx.note("The article's locked figures cannot come from its own code: a lock held across 10 ms of I/O lets one"
                 + " task through per 10 ms, at most 100 tasks/s on any machine, yet it published 8,500 tasks/s"
@@ -325,14 +328,15 @@ public final class PinningScenario implements Scenario {
                     Locale.ROOT, "%,d (%.2f per task)", n, n / (double) m.tasks()));
         }
         ctx.note("Pins seen by weft's pin monitor (JFR, threshold 0): " + perVariant + ".");
-        ctx.note(String.format(Locale.ROOT, "Pin monitor overhead on no-lock, which never pins: %,.0f tasks/s with it,"
-                + " %,.0f without (ratio %.3f, %d+%d operations in alternating blocks).",
-                median(overhead.on()), median(overhead.off()), overhead.ratio(), overhead.on().length, overhead.off().length));
+        ctx.note(String.format(Locale.ROOT, "Goal: the pin monitor costs at most 2%% on a workload that never pins:"
+                + " no-lock ran %,.0f tasks/s with it, %,.0f without (ratio %.3f, %d+%d operations in alternating blocks): %s.",
+                Stats.median(overhead.on()), Stats.median(overhead.off()), overhead.ratio(), overhead.on().length,
+                overhead.off().length, ctx.verdict(overhead.ratio() >= 0.98)));
         double[] l = toArray(latencies);
         Arrays.sort(l);
-        ctx.note(String.format(Locale.ROOT, "A pin assertion (weft.pin/no-pins?, @NoPinning: a JFR recording that must"
-                + " contain its own end marker) took %.1f ms median, %.1f ms at most, over %d checks.",
-                median(l), l[l.length - 1], l.length));
+        ctx.note(String.format(Locale.ROOT, "Goal: a pin assertion (a JFR recording that must contain its own end marker,"
+                + " as in @NoPinning and the Clojure check) takes under 200 ms: %.1f ms median, %.1f ms at most, over %d"
+                + " checks: %s.", Stats.median(l), l[l.length - 1], l.length, ctx.verdict(Stats.median(l) < 200)));
     }
 
     static Plan plan(Mode mode, Kind kind, int threads) {
@@ -446,12 +450,6 @@ public final class PinningScenario implements Scenario {
         return hash;
     }
 
-    static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    }
 
     private static double[] toArray(List<Double> values) {
         return values.stream().mapToDouble(Double::doubleValue).toArray();

@@ -5,6 +5,7 @@ import dev.weft.kotlin.VirtualThreadDispatcher
 import dev.weft.lab.Mode
 import dev.weft.lab.Scenario
 import dev.weft.lab.ScenarioContext
+import dev.weft.lab.Stats
 import dev.weft.thread.SchedulerSampler
 import dev.weft.thread.SchedulerSamples
 import java.time.Duration
@@ -62,18 +63,19 @@ class CoroutinesScenario : Scenario {
             n, n, ioParallelism, ioParallelism, ceil(n.toDouble() / ioParallelism).toLong()))
 
         warmUp(ctx, minOf(n, 100_000))
-        val creation = median(List(iterations) { time { startAndJoinEmpty(n) } })
+        val creation = Stats.median(List(iterations) { time { startAndJoinEmpty(n) } })
         val limit = 1.0 + creation
         ctx.progress(String.format(Locale.ROOT, "creation cost of %,d virtual threads: %.3f s", n, creation))
 
-        // Round-robin, so drift in the machine's load falls on every variant alike.
+        // Interleaved, in a new order every iteration, so drift in the machine's load falls on
+        // every variant alike.
         val variants = listOf(
             Measured("raw-virtual") { rawVirtual(n) },
             Measured("weft") { coroutines(n) { Dispatchers.Virtual } },
             Measured("naive-loom") { coroutines(n) { naiveLoom } },
         )
         repeat(iterations) { i ->
-            for (v in variants) {
+            for (v in variants.shuffled()) {
                 ctx.progress("${v.name}: ${"%,d".format(n)} coroutines, iteration ${i + 1} of $iterations")
                 v.run(last = i == iterations - 1)
             }
@@ -110,13 +112,13 @@ class CoroutinesScenario : Scenario {
             .scheduler(io.samples!!)
             .add()
 
-        notes(ctx, n, raw, weft, naive, ioExtrapolated, ioSubset, perResume)
+        notes(ctx, n, raw, weft, naive, ioExtrapolated, ioSubset, ioParallelism, perResume)
     }
 
     private class Measured(val name: String, val body: () -> Unit) {
         val times = mutableListOf<Double>()
         var samples: SchedulerSamples? = null
-        val median: Double get() = median(times)
+        val median: Double get() = Stats.median(times)
 
         fun run(last: Boolean) {
             System.gc()
@@ -142,25 +144,25 @@ class CoroutinesScenario : Scenario {
     }
 
     private fun notes(ctx: ScenarioContext, n: Int, raw: Double, weft: Double, naive: Double, io: Double, ioSubset: Int,
-                      perResume: PerResume) {
+                      ioParallelism: Int, perResume: PerResume) {
         val size = "%,d".format(n)
         ctx.note(String.format(Locale.ROOT, "At N = %s: weft %.2f s, raw virtual threads %.2f s (weft / raw = %.3f),"
             + " the one-liner %.2f s, Dispatchers.IO %.0f s extrapolated (IO / weft = %.0fx).",
             size, weft, raw, weft / raw, naive, io, io / weft))
         if (n == 10_000) {
             ctx.note(String.format(Locale.ROOT, "Goal at N = 10,000: weft within 1.3 s; measured %.2f s (%s).",
-                weft, if (weft <= 1.3) "met" else "missed"))
+                weft, ctx.verdict(weft <= 1.3)))
         }
         if (n == 1_000_000) {
             ctx.note(String.format(Locale.ROOT, "Goal at N = 1,000,000: weft within 1.10x of the raw executor; measured %.3fx (%s).",
-                weft / raw, if (weft / raw <= 1.10) "met" else "missed"))
+                weft / raw, ctx.verdict(weft / raw <= 1.10)))
         }
         if (n >= 10_000) {
             ctx.note(String.format(Locale.ROOT, "Goal: Dispatchers.IO at least 100x slower than weft; measured %.0fx (%s).",
-                io / weft, if (io / weft >= 100) "met" else "missed"))
+                io / weft, ctx.verdict(io / weft >= 100)))
         }
         ctx.note(String.format(Locale.ROOT, "dispatchers-io is extrapolated, not measured at N = %s: %,d coroutines ran"
-            + " (waves of 64 sleeps on its 64 threads) and the time per wave was scaled to the ceil(N / 64) waves of N.",
+            + " (waves of $ioParallelism sleeps on its $ioParallelism threads) and the time per wave was scaled to the ceil(N / $ioParallelism) waves of N.",
             size, ioSubset))
         ctx.note(String.format(Locale.ROOT, "Virtual threads started per 1,000 resumes: the one-liner %.0f, weft %.0f"
             + " (%.0f without idle-thread reuse). Workload: coroutines that each start, then 4 times enter and leave a"
@@ -247,12 +249,6 @@ class CoroutinesScenario : Scenario {
             val start = System.nanoTime()
             body()
             return (System.nanoTime() - start) / 1e9
-        }
-
-        fun median(values: List<Double>): Double {
-            val sorted = values.sorted()
-            val n = sorted.size
-            return if (n % 2 == 1) sorted[n / 2] else (sorted[n / 2 - 1] + sorted[n / 2]) / 2
         }
     }
 }
