@@ -1,0 +1,401 @@
+package dev.weft.ring;
+
+import clojure.lang.AFn;
+import clojure.lang.IPersistentMap;
+import dev.weft.limit.LimitExceededException;
+import dev.weft.limit.Limiter;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One request on its way through a {@link RingHandler}: the virtual thread that calls the Ring
+ * handler, and the callback of the response's last write.
+ *
+ * <p>Implementation overview. Three parties may want to answer a request: its handler (returning
+ * or calling {@code respond}/{@code raise}), the request timeout, and the limiter's rejection. The
+ * first to set {@link #CLAIMED} answers; the others drop what they have. The exchange is finished,
+ * and leaves the handler's in-flight set and gives its permit back, once both {@link #RESPONDED}
+ * (Jetty's callback completed) and {@link #HANDLER_DONE} (the handler returned, or an asynchronous
+ * handler responded, raised or timed out) are set, whichever comes last.
+ */
+final class Exchange implements Runnable, Callback {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
+
+    static final int CLAIMED = 1;
+    static final int RESPONDED = 2;
+    static final int HANDLER_DONE = 4;
+    static final int TIMED_OUT = 8;
+    private static final int FINISHED = RESPONDED | HANDLER_DONE;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Exchange.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final RingHandler owner;
+    private final Request request;
+    private final Response response;
+    private final Callback callback;
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
+    private volatile Thread thread;
+    private volatile Limiter.Permit permit;
+    private Scheduler.Task timeout; // set before the thread starts, read after
+
+    Exchange(RingHandler owner, Request request, Response response, Callback callback) {
+        this.owner = owner;
+        this.request = request;
+        this.response = response;
+        this.callback = callback;
+    }
+
+    // ---- the handler's virtual thread ------------------------------------------------------
+
+    @Override
+    public void run() {
+        thread = Thread.currentThread();
+        boolean handedOff = false;
+        try {
+            if (owner.limiter != null && !acquire()) {
+                return;
+            }
+            if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
+                return; // timed out while waiting for a permit
+            }
+            IPersistentMap ring = RequestMap.of(request);
+            if (owner.async) {
+                owner.handler.invoke(ring, new Respond(), new Raise());
+                handedOff = true;
+            } else {
+                respond(owner.handler.invoke(ring));
+            }
+        } catch (Throwable t) {
+            handlerFailed(t);
+        } finally {
+            if (!handedOff) {
+                set(HANDLER_DONE);
+            }
+        }
+    }
+
+    private boolean acquire() {
+        try {
+            permit = owner.limiter.acquire();
+            return true;
+        } catch (LimitExceededException e) {
+            if (claim(0)) {
+                LOG.debug("{} {}: rejected with 503: {}", request.getMethod(), request.getHttpURI().getPath(), e.getMessage());
+                writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is at its limit of requests in flight",
+                        true, false);
+            }
+            return false;
+        } catch (InterruptedException e) {
+            // The request timed out (which answered it) or the server is stopping.
+            if (claim(0)) {
+                writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable", true, false);
+            }
+            return false;
+        }
+    }
+
+    /** Writes the Ring response map {@code ring}, unless someone else answered first. Blocks. */
+    void respond(Object ring) {
+        if (!claim(0)) {
+            dropped("response");
+            return;
+        }
+        Object body;
+        try {
+            body = RingResponse.apply(ring, response);
+        } catch (Throwable t) {
+            response.reset();
+            answerFailure(t);
+            return;
+        }
+        try {
+            if (body == null) {
+                response.write(true, EMPTY, this);
+            } else if (body instanceof String s) {
+                response.write(true, ByteBuffer.wrap(s.getBytes(RingResponse.charset(ring))), this);
+            } else if (body instanceof byte[] bytes) {
+                response.write(true, ByteBuffer.wrap(bytes), this);
+            } else {
+                OutputStream out = Content.Sink.asOutputStream(response);
+                owner.bodyWriter.invoke(body, ring, out);
+                out.close();
+                succeeded();
+            }
+        } catch (Throwable t) {
+            bodyFailed(t);
+        }
+    }
+
+    private void bodyFailed(Throwable t) {
+        if (!response.isCommitted()) {
+            response.reset();
+            answerFailure(t);
+            return;
+        }
+        if (clientGone(t)) {
+            LOG.debug("{} {}: the client went away while the body was written", request.getMethod(), path(), t);
+        } else {
+            LOG.error("{} {}: writing the response body failed after the status was sent; the connection is closed",
+                    request.getMethod(), path(), t);
+        }
+        failed(t);
+    }
+
+    /** The handler threw (or raised) {@code t}. */
+    private void handlerFailed(Throwable t) {
+        if (claim(0)) {
+            answerFailure(t);
+            return;
+        }
+        int s = (int) STATE.getVolatile(this);
+        if ((s & TIMED_OUT) != 0 && interrupted(t)) {
+            LOG.debug("{} {}: the handler ended by interrupt after its request timed out", request.getMethod(), path());
+        } else {
+            LOG.error("{} {}: the handler failed after its request was answered", request.getMethod(), path(), t);
+        }
+    }
+
+    /** Answers a failure while holding the claim: its own status for a bad request, else 500. */
+    private void answerFailure(Throwable t) {
+        HttpException bad = httpException(t);
+        if (bad != null && bad.getCode() >= 400 && bad.getCode() < 500) {
+            LOG.debug("{} {}: answered {}: {}", request.getMethod(), path(), bad.getCode(), bad.getReason());
+            writeStatus(bad.getCode(), HttpStatus.getMessage(bad.getCode()), false, true);
+        } else {
+            LOG.error("{} {}: the handler failed; answered 500", request.getMethod(), path(), t);
+            writeStatus(HttpStatus.INTERNAL_SERVER_ERROR_500, "Internal Server Error", false, false);
+        }
+    }
+
+    // ---- the other parties ------------------------------------------------------------------
+
+    void scheduleTimeout(Scheduler scheduler, long nanos) {
+        timeout = scheduler.schedule(this::timedOut, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    void cancelTimeout() {
+        Scheduler.Task t = timeout;
+        if (t != null) {
+            t.cancel();
+        }
+    }
+
+    private void timedOut() {
+        if (!claim(TIMED_OUT)) {
+            return;
+        }
+        LOG.debug("{} {}: no response within the request timeout; answered 503", request.getMethod(), path());
+        writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the request timed out", false, false);
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+        }
+        if (owner.async) {
+            set(HANDLER_DONE); // an asynchronous handler may never call back: stop waiting for it
+        }
+    }
+
+    /** Answers a request that arrived while the server drains; runs on Jetty's thread. */
+    void rejectStopping() {
+        claim(0);
+        writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is stopping", true, true);
+        set(HANDLER_DONE);
+    }
+
+    /** The server stopped with this request still in flight: interrupt its handler, free its permit. */
+    void abandon() {
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+        }
+        cancelTimeout();
+        releasePermit();
+    }
+
+    // ---- Callback: the completion of the response's last write -------------------------------
+
+    @Override
+    public void succeeded() {
+        callback.succeeded();
+        set(RESPONDED);
+    }
+
+    @Override
+    public void failed(Throwable x) {
+        LOG.debug("{} {}: the response could not be completed", request.getMethod(), path(), x);
+        callback.failed(x);
+        set(RESPONDED);
+    }
+
+    @Override
+    public InvocationType getInvocationType() {
+        return callback.getInvocationType();
+    }
+
+    // ---- state --------------------------------------------------------------------------------
+
+    /** Takes the right to answer, adding {@code extra} bits; false when someone already has it. */
+    private boolean claim(int extra) {
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            if ((s & CLAIMED) != 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s | CLAIMED | extra)) {
+                return true;
+            }
+        }
+    }
+
+    private void set(int bits) {
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            int next = s | bits;
+            if (s == next) {
+                return;
+            }
+            if (STATE.compareAndSet(this, s, next)) {
+                if ((next & FINISHED) == FINISHED && (s & FINISHED) != FINISHED) {
+                    finish();
+                }
+                return;
+            }
+        }
+    }
+
+    private void finish() {
+        cancelTimeout();
+        releasePermit();
+        owner.finished(this);
+    }
+
+    private void releasePermit() {
+        Limiter.Permit p = permit;
+        if (p != null) {
+            p.close(); // idempotent
+        }
+    }
+
+    private void writeStatus(int status, String text, boolean retryAfter, boolean close) {
+        response.setStatus(status);
+        HttpFields.Mutable headers = response.getHeaders();
+        headers.put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
+        if (retryAfter) {
+            headers.put(HttpHeader.RETRY_AFTER, owner.retryAfterSeconds);
+        }
+        if (close) {
+            headers.put(HttpHeader.CONNECTION, "close");
+        }
+        response.write(true, ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8)), this);
+    }
+
+    private void dropped(String what) {
+        int s = (int) STATE.getVolatile(this);
+        if ((s & TIMED_OUT) != 0) {
+            LOG.debug("{} {}: the handler's {} came after the request timed out; dropped", request.getMethod(), path(), what);
+        } else {
+            LOG.warn("{} {}: the handler answered more than once; only its first {} was sent", request.getMethod(), path(), what);
+        }
+    }
+
+    private String path() {
+        return request.getHttpURI().getPath();
+    }
+
+    private static HttpException httpException(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof HttpException h) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    private static boolean interrupted(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof InterruptedException || c instanceof InterruptedIOException
+                    || c instanceof ClosedByInterruptException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean clientGone(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof EofException || c instanceof ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs {@code r} on a virtual thread: this one when it is one, else a new one. */
+    private void onVirtualThread(Runnable r) {
+        if (Thread.currentThread().isVirtual()) {
+            r.run();
+        } else {
+            owner.threads.newThread(r).start();
+        }
+    }
+
+    /** The {@code respond} function an asynchronous handler gets. */
+    private final class Respond extends AFn {
+        @Override
+        public Object invoke(Object ring) {
+            try {
+                onVirtualThread(() -> respond(ring));
+            } finally {
+                set(HANDLER_DONE);
+            }
+            return null;
+        }
+    }
+
+    /** The {@code raise} function an asynchronous handler gets. */
+    private final class Raise extends AFn {
+        @Override
+        public Object invoke(Object error) {
+            Throwable t = error instanceof Throwable th ? th
+                    : new IllegalArgumentException("raise was called with " + RingResponse.describe(error)
+                            + "; pass it the Throwable that made the request fail");
+            try {
+                handlerFailed(t);
+            } finally {
+                set(HANDLER_DONE);
+            }
+            return null;
+        }
+    }
+}
