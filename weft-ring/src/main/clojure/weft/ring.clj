@@ -173,7 +173,10 @@
                         ring-handler)]
     (.addConnector server connector)
     (.setHandler server root)
-    (.setErrorHandler server (doto (ErrorHandler.) (.setShowStacks false) (.setShowCauses false)))
+    (.setErrorHandler server (doto (ErrorHandler.)
+                              (.setShowStacks false)
+                              (.setShowCauses false)
+                              (.setDefaultResponseMimeType "text/plain")))
     (try
       (.start server)
       (catch Exception e

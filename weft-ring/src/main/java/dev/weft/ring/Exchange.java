@@ -4,6 +4,9 @@ import clojure.lang.AFn;
 import clojure.lang.IPersistentMap;
 import dev.weft.limit.LimitExceededException;
 import dev.weft.limit.Limiter;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.lang.invoke.MethodHandles;
@@ -13,6 +16,7 @@ import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -45,6 +49,7 @@ final class Exchange implements Runnable, Callback {
     static final int RESPONDED = 2;
     static final int HANDLER_DONE = 4;
     static final int TIMED_OUT = 8;
+    static final int ABANDONED = 16;
     private static final int FINISHED = RESPONDED | HANDLER_DONE;
 
     private static final VarHandle STATE;
@@ -67,6 +72,7 @@ final class Exchange implements Runnable, Callback {
     private volatile int state;
     private volatile Thread thread;
     private volatile Limiter.Permit permit;
+    private volatile Throwable bodyFailure; // the first failed read of the request body
     private Scheduler.Task timeout; // set before the thread starts, read after
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
@@ -89,7 +95,7 @@ final class Exchange implements Runnable, Callback {
             if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
                 return; // timed out while waiting for a permit
             }
-            IPersistentMap ring = RequestMap.of(request);
+            IPersistentMap ring = RequestMap.of(request, new RequestBody(Request.asInputStream(request)));
             if (owner.async) {
                 owner.handler.invoke(ring, new Respond(), new Raise());
                 handedOff = true;
@@ -179,19 +185,25 @@ final class Exchange implements Runnable, Callback {
             return;
         }
         int s = (int) STATE.getVolatile(this);
-        if ((s & TIMED_OUT) != 0 && interrupted(t)) {
-            LOG.debug("{} {}: the handler ended by interrupt after its request timed out", request.getMethod(), path());
+        if ((s & (TIMED_OUT | ABANDONED)) != 0 && interrupted(t)) {
+            LOG.debug("{} {}: the handler ended by interrupt after its request {}", request.getMethod(), path(),
+                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
         } else {
             LOG.error("{} {}: the handler failed after its request was answered", request.getMethod(), path(), t);
         }
     }
 
-    /** Answers a failure while holding the claim: its own status for a bad request, else 500. */
+    /**
+     * Answers a failure while holding the claim: when reading the request body failed, the
+     * client's fault (413 over the size limit, 408 when it stopped sending, 400 for a malformed
+     * body), else 500.
+     */
     private void answerFailure(Throwable t) {
-        HttpException bad = httpException(t);
-        if (bad != null && bad.getCode() >= 400 && bad.getCode() < 500) {
-            LOG.debug("{} {}: answered {}: {}", request.getMethod(), path(), bad.getCode(), bad.getReason());
-            writeStatus(bad.getCode(), HttpStatus.getMessage(bad.getCode()), false, true);
+        Throwable body = bodyFailure;
+        if (body != null) {
+            int status = clientStatus(body);
+            LOG.debug("{} {}: reading the request body failed; answered {}", request.getMethod(), path(), status, body);
+            writeStatus(status, HttpStatus.getMessage(status), false, true);
         } else {
             LOG.error("{} {}: the handler failed; answered 500", request.getMethod(), path(), t);
             writeStatus(HttpStatus.INTERNAL_SERVER_ERROR_500, "Internal Server Error", false, false);
@@ -233,8 +245,12 @@ final class Exchange implements Runnable, Callback {
         set(HANDLER_DONE);
     }
 
-    /** The server stopped with this request still in flight: interrupt its handler, free its permit. */
+    /**
+     * The server stopped with this request still in flight: nobody answers it any more (its
+     * connection is closed); interrupt its handler and free its permit.
+     */
     void abandon() {
+        claim(ABANDONED);
         Thread t = thread;
         if (t != null) {
             t.interrupt();
@@ -322,8 +338,9 @@ final class Exchange implements Runnable, Callback {
 
     private void dropped(String what) {
         int s = (int) STATE.getVolatile(this);
-        if ((s & TIMED_OUT) != 0) {
-            LOG.debug("{} {}: the handler's {} came after the request timed out; dropped", request.getMethod(), path(), what);
+        if ((s & (TIMED_OUT | ABANDONED)) != 0) {
+            LOG.debug("{} {}: the handler's {} came after the request {}; dropped", request.getMethod(), path(), what,
+                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
         } else {
             LOG.warn("{} {}: the handler answered more than once; only its first {} was sent", request.getMethod(), path(), what);
         }
@@ -333,13 +350,17 @@ final class Exchange implements Runnable, Callback {
         return request.getHttpURI().getPath();
     }
 
-    private static HttpException httpException(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof HttpException h) {
-                return h;
+    /** The status that answers a failed read of the request body. */
+    private static int clientStatus(Throwable bodyFailure) {
+        for (Throwable c = bodyFailure; c != null; c = c.getCause()) {
+            if (c instanceof HttpException h && h.getCode() >= 400 && h.getCode() < 500) {
+                return h.getCode();
+            }
+            if (c instanceof TimeoutException) {
+                return HttpStatus.REQUEST_TIMEOUT_408;
             }
         }
-        return null;
+        return HttpStatus.BAD_REQUEST_400;
     }
 
     private static boolean interrupted(Throwable t) {
@@ -367,6 +388,53 @@ final class Exchange implements Runnable, Callback {
             r.run();
         } else {
             owner.threads.newThread(r).start();
+        }
+    }
+
+    /**
+     * The request body the handler reads: Jetty's blocking stream, remembering its first failure
+     * so that a handler that fails because the client sent a bad, oversized or stalled body is
+     * answered with the client's fault (4xx), not a 500.
+     */
+    private final class RequestBody extends FilterInputStream {
+        RequestBody(InputStream in) {
+            super(in);
+        }
+
+        @Override
+        public int read() throws IOException {
+            try {
+                return super.read();
+            } catch (IOException | RuntimeException e) {
+                remember(e);
+                throw e;
+            }
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            try {
+                return in.read(b, off, len);
+            } catch (IOException | RuntimeException e) {
+                remember(e);
+                throw e;
+            }
+        }
+
+        @Override
+        public long skip(long n) throws IOException {
+            try {
+                return super.skip(n);
+            } catch (IOException | RuntimeException e) {
+                remember(e);
+                throw e;
+            }
+        }
+
+        private void remember(Exception e) {
+            if (bodyFailure == null) {
+                bodyFailure = e;
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
 import clojure.lang.PersistentHashMap;
+import java.io.InputStream;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -56,8 +57,8 @@ final class RequestMap {
     private RequestMap() {
     }
 
-    /** The Ring request map of {@code request}. */
-    static IPersistentMap of(Request request) {
+    /** The Ring request map of {@code request}, with {@code body} as its {@code :body}. */
+    static IPersistentMap of(Request request, InputStream body) {
         HttpURI uri = request.getHttpURI();
         String path = uri.getPath();
         return PersistentHashMap.create(
@@ -70,7 +71,7 @@ final class RequestMap {
                 REQUEST_METHOD, method(request.getMethod()),
                 PROTOCOL, request.getConnectionMetaData().getProtocol(),
                 HEADERS, headers(request.getHeaders()),
-                BODY, Request.asInputStream(request));
+                BODY, body);
     }
 
     /** The lowercase keyword of an HTTP method, without interning the common ones again. */

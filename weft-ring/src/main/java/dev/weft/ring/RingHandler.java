@@ -15,6 +15,8 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.component.Graceful;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Jetty 12 handler that serves a Ring handler, calling it on a new virtual thread for every
@@ -49,6 +51,8 @@ import org.eclipse.jetty.util.component.Graceful;
  * calling {@code respond}) happen-before the response is written.
  */
 public final class RingHandler extends Handler.Abstract.NonBlocking implements Graceful {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
 
     final IFn handler;
     final boolean async;
@@ -172,6 +176,11 @@ public final class RingHandler extends Handler.Abstract.NonBlocking implements G
         }
         inFlight.clear();
         abandoned = left;
+        if (left > 0) {
+            LOG.warn("stopped with {} request{} still in flight; {} handler thread{} interrupted and {} response{} not sent",
+                    left, left == 1 ? "" : "s", left == 1 ? "its" : "their", left == 1 ? " was" : "s were",
+                    left == 1 ? "its" : "their", left == 1 ? "" : "s");
+        }
         super.doStop();
     }
 }
