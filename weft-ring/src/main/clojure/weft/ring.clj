@@ -23,18 +23,20 @@
   Errors: a handler that throws (or returns something that is not a response map) gets a
   500 with no detail sent to the client; the exception is logged once through SLF4J
   (logger `dev.weft.ring.RingHandler`), and the server keeps serving. Bad requests are
-  answered by Jetty without calling the handler: 400 for a malformed request line or
+  answered without calling the handler: 400 for a malformed request line or
   Content-Length, 431 for headers over `:max-header-bytes`, 413 for a declared body over
-  `:max-body-bytes` (a chunked body that grows past it fails the handler's read, and the
-  request is answered 413). Clients idle longer than `:idle-timeout-ms` are closed; slow
+  `:max-body-bytes`. A body that fails while the handler reads it is the client's fault:
+  413 when a chunked body grows past `:max-body-bytes`, 400 when it is malformed, 408 when
+  the client stops sending it (the handler's read throws; whatever it does then, the
+  request is answered with that status and Connection: close). Clients idle longer than `:idle-timeout-ms` are closed; slow
   or stuck clients hold a connection, never a thread, so they do not stall the others."
   (:require [weft.ring.protocols :as protocols])
   (:import (dev.weft.limit Limiter)
            (dev.weft.ring RingHandler)
            (java.time Duration)
            (java.util.concurrent TimeoutException)
-           (org.eclipse.jetty.server ConnectionFactory Handler HttpConfiguration HttpConnectionFactory
-                                     Server ServerConnector SizeLimitHandler)
+           (org.eclipse.jetty.server ConnectionFactory HttpConfiguration HttpConnectionFactory Server
+                                     ServerConnector)
            (org.eclipse.jetty.server.handler ErrorHandler)
            (org.eclipse.jetty.util.thread QueuedThreadPool)))
 
@@ -167,12 +169,10 @@
                     (.setIdleTimeout (long idle-timeout-ms)))
         ring-handler (RingHandler. handler (boolean async?) (limiter opts)
                                    (some-> request-timeout-ms Duration/ofMillis)
-                                   (int retry-after-s) #'protocols/write-body-to-stream)
-        ^Handler root (if max-body-bytes
-                        (doto (SizeLimitHandler. (long max-body-bytes) -1) (.setHandler ring-handler))
-                        ring-handler)]
+                                   (int retry-after-s) (long (or max-body-bytes -1))
+                                   #'protocols/write-body-to-stream)]
     (.addConnector server connector)
-    (.setHandler server root)
+    (.setHandler server ring-handler)
     (.setErrorHandler server (doto (ErrorHandler.)
                               (.setShowStacks false)
                               (.setShowCauses false)

@@ -4,7 +4,6 @@ import clojure.lang.AFn;
 import clojure.lang.IPersistentMap;
 import dev.weft.limit.LimitExceededException;
 import dev.weft.limit.Limiter;
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -14,9 +13,11 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.BadMessageException;
 import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -95,7 +96,9 @@ final class Exchange implements Runnable, Callback {
             if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
                 return; // timed out while waiting for a permit
             }
-            IPersistentMap ring = RequestMap.of(request, new RequestBody(Request.asInputStream(request)));
+            IPersistentMap ring = RequestMap.of(request, hasBody(request)
+                    ? new RequestBody(Request.asInputStream(request), owner.maxBodyBytes)
+                    : EmptyBody.INSTANCE);
             if (owner.async) {
                 owner.handler.invoke(ring, new Respond(), new Raise());
                 handedOff = true;
@@ -149,7 +152,8 @@ final class Exchange implements Runnable, Callback {
             if (body == null) {
                 response.write(true, EMPTY, this);
             } else if (body instanceof String s) {
-                response.write(true, ByteBuffer.wrap(s.getBytes(RingResponse.charset(ring))), this);
+                Charset charset = RingResponse.charsetOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE));
+                response.write(true, ByteBuffer.wrap(s.getBytes(charset)), this);
             } else if (body instanceof byte[] bytes) {
                 response.write(true, ByteBuffer.wrap(bytes), this);
             } else {
@@ -242,6 +246,16 @@ final class Exchange implements Runnable, Callback {
     void rejectStopping() {
         claim(0);
         writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is stopping", true, true);
+        set(HANDLER_DONE);
+    }
+
+    /** Answers a request whose Content-Length is over the body limit; runs on Jetty's thread. */
+    void rejectTooLarge() {
+        claim(0);
+        LOG.debug("{} {}: a body of {} bytes is over the limit of {}; answered 413", request.getMethod(), path(),
+                request.getLength(), owner.maxBodyBytes);
+        writeStatus(HttpStatus.PAYLOAD_TOO_LARGE_413, "Payload Too Large: the request body is over the limit of "
+                + owner.maxBodyBytes + " bytes", false, true);
         set(HANDLER_DONE);
     }
 
@@ -392,49 +406,104 @@ final class Exchange implements Runnable, Callback {
     }
 
     /**
-     * The request body the handler reads: Jetty's blocking stream, remembering its first failure
+     * Whether the request has a body: HTTP/1.1 has one only with a Content-Length above zero or a
+     * Transfer-Encoding.
+     */
+    private static boolean hasBody(Request request) {
+        long length = request.getLength();
+        return length > 0 || (length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING));
+    }
+
+    /**
+     * The request body the handler reads: Jetty's blocking stream, holding it to the body size
+     * limit (a chunked body has no length to check up front) and remembering its first failure,
      * so that a handler that fails because the client sent a bad, oversized or stalled body is
      * answered with the client's fault (4xx), not a 500.
      */
-    private final class RequestBody extends FilterInputStream {
-        RequestBody(InputStream in) {
-            super(in);
+    private final class RequestBody extends InputStream {
+        private final InputStream in;
+        private final long limit;
+        private long read;
+
+        RequestBody(InputStream in, long limit) {
+            this.in = in;
+            this.limit = limit;
         }
 
         @Override
         public int read() throws IOException {
+            check();
             try {
-                return super.read();
+                int b = in.read();
+                if (b >= 0) {
+                    count(1);
+                }
+                return b;
             } catch (IOException | RuntimeException e) {
-                remember(e);
-                throw e;
+                throw failed(e);
             }
         }
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
+            check();
             try {
-                return in.read(b, off, len);
+                int n = in.read(b, off, len);
+                if (n > 0) {
+                    count(n);
+                }
+                return n;
             } catch (IOException | RuntimeException e) {
-                remember(e);
-                throw e;
+                throw failed(e);
             }
         }
 
         @Override
-        public long skip(long n) throws IOException {
-            try {
-                return super.skip(n);
-            } catch (IOException | RuntimeException e) {
-                remember(e);
-                throw e;
+        public int available() throws IOException {
+            return bodyFailure != null ? 0 : in.available();
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+
+        private void check() throws IOException {
+            Throwable failure = bodyFailure;
+            if (failure != null) {
+                throw new IOException("reading the request body failed before", failure);
             }
         }
 
-        private void remember(Exception e) {
+        private void count(int n) throws IOException {
+            if (limit >= 0 && (read += n) > limit) {
+                throw new IOException(new BadMessageException(HttpStatus.PAYLOAD_TOO_LARGE_413,
+                        "the request body is over the limit of " + limit + " bytes"));
+            }
+        }
+
+        /** Remembers the body's first failure and returns the one to throw now. */
+        private IOException failed(Exception e) {
             if (bodyFailure == null) {
                 bodyFailure = e;
             }
+            return e instanceof IOException io ? io : new IOException(e);
+        }
+    }
+
+    /** The body of a request that has none: always at its end, and closing it changes nothing. */
+    private static final class EmptyBody extends InputStream {
+        static final EmptyBody INSTANCE = new EmptyBody();
+
+        @Override
+        public int read() {
+            return -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            java.util.Objects.checkFromIndexSize(off, len, b.length);
+            return len == 0 ? 0 : -1;
         }
     }
 

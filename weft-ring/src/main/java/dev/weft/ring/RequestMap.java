@@ -57,11 +57,15 @@ final class RequestMap {
     private RequestMap() {
     }
 
-    /** The Ring request map of {@code request}, with {@code body} as its {@code :body}. */
+    /**
+     * The Ring request map of {@code request}, with {@code body} as its {@code :body}. It is an
+     * array map (ten keyword keys, compared by identity): building it hashes nothing, and the
+     * first {@code assoc} of a middleware turns it into a hash map, as for any map of its size.
+     */
     static IPersistentMap of(Request request, InputStream body) {
         HttpURI uri = request.getHttpURI();
         String path = uri.getPath();
-        return PersistentHashMap.create(
+        return new PersistentArrayMap(new Object[] {
                 SERVER_PORT, Request.getServerPort(request),
                 SERVER_NAME, Request.getServerName(request),
                 REMOTE_ADDR, Request.getRemoteAddr(request),
@@ -71,7 +75,7 @@ final class RequestMap {
                 REQUEST_METHOD, method(request.getMethod()),
                 PROTOCOL, request.getConnectionMetaData().getProtocol(),
                 HEADERS, headers(request.getHeaders()),
-                BODY, body);
+                BODY, body});
     }
 
     /** The lowercase keyword of an HTTP method, without interning the common ones again. */

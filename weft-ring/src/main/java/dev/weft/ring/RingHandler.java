@@ -60,6 +60,7 @@ public final class RingHandler extends Handler.Abstract.NonBlocking implements G
     final long timeoutNanos;
     final String retryAfterSeconds;
     final IFn bodyWriter;
+    final long maxBodyBytes;
     final ThreadFactory threads = WeftThreads.factory("ring", ThreadPolicy.VIRTUAL);
 
     private final Set<Exchange> inFlight = ConcurrentHashMap.newKeySet();
@@ -80,13 +81,17 @@ public final class RingHandler extends Handler.Abstract.NonBlocking implements G
      * @param limiter           bounds the requests in flight and those waiting, or null for no bound
      * @param requestTimeout    the longest a request waits for its handler, or null for no limit
      * @param retryAfterSeconds the {@code Retry-After} of a 503 sent when the server is full or stopping
+     * @param maxBodyBytes      the largest request body, or -1 for no limit: a larger Content-Length
+     *                          is answered 413 without calling the handler; a chunked body that grows
+     *                          past it fails the handler's read, and the request is answered 413
      * @param bodyWriter        writes a response body that is not a String, byte array or nil to an
      *                          OutputStream: {@code (fn [body response-map output-stream])}, in weft
      *                          the {@code weft.ring.protocols/write-body-to-stream} var
-     * @throws IllegalArgumentException if the timeout is not positive or retryAfterSeconds is negative
+     * @throws IllegalArgumentException if the timeout is not positive, or retryAfterSeconds or
+     *                                  maxBodyBytes (other than -1) is negative
      */
     public RingHandler(IFn handler, boolean async, Limiter limiter, Duration requestTimeout, int retryAfterSeconds,
-                       IFn bodyWriter) {
+                       long maxBodyBytes, IFn bodyWriter) {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.async = async;
         this.limiter = limiter;
@@ -98,6 +103,11 @@ public final class RingHandler extends Handler.Abstract.NonBlocking implements G
             throw new IllegalArgumentException("Retry-After must be a number of seconds >= 0; got " + retryAfterSeconds);
         }
         this.retryAfterSeconds = Integer.toString(retryAfterSeconds);
+        if (maxBodyBytes < -1) {
+            throw new IllegalArgumentException("the body limit must be a number of bytes >= 0, or -1 for none; got "
+                    + maxBodyBytes);
+        }
+        this.maxBodyBytes = maxBodyBytes;
         this.bodyWriter = Objects.requireNonNull(bodyWriter, "bodyWriter");
     }
 
@@ -108,6 +118,10 @@ public final class RingHandler extends Handler.Abstract.NonBlocking implements G
         inFlight.add(exchange);
         if (shutdown.isShutdown()) {
             exchange.rejectStopping();
+            return true;
+        }
+        if (maxBodyBytes >= 0 && request.getLength() > maxBodyBytes) {
+            exchange.rejectTooLarge();
             return true;
         }
         try {

@@ -112,7 +112,15 @@ public final class RingResponse {
         return StandardCharsets.UTF_8;
     }
 
+    /**
+     * The charset a Content-Type value names, UTF-8 when it names none (or is null).
+     *
+     * @throws IllegalArgumentException if it names a charset this JVM does not know
+     */
     static Charset charsetOf(String contentType) {
+        if (contentType == null || contentType.indexOf(';') < 0) {
+            return StandardCharsets.UTF_8; // the usual case, decided without a scan
+        }
         int i = indexOfIgnoreCase(contentType, "charset=");
         if (i < 0) {
             return StandardCharsets.UTF_8;
