@@ -12,9 +12,9 @@
   - `stats` tells what is in flight, waiting and rejected.
 
   Threads: Jetty's acceptor and selector threads (a fixed pool of 16 platform threads
-  named `weft-ring-jetty-*`) only parse and dispatch; each request runs on a new virtual
-  thread named `weft-ring-<n>`, which calls the handler and writes the response, so
-  handlers (and response bodies) may block.
+  named `weft-ring-jetty-*`) only accept and select; each request is read, parsed and
+  handled on a new virtual thread named `weft-ring-<n>`, which calls the handler and
+  writes the response, so handlers (and response bodies) may block.
 
   Requests and responses follow Ring SPEC 1.5 (see `dev.weft.ring.RequestMap` for the
   request keys). Response bodies may be String, byte[], ISeq, File, InputStream or nil,
@@ -43,8 +43,8 @@
 (set! *warn-on-reflection* true)
 
 (def ^:private jetty-threads
-  "Jetty's own pool: acceptors and selectors (at most 8 with Jetty's defaults) and the
-  callbacks of finished writes. Requests never run on it."
+  "Jetty's own pool of platform threads: acceptors and selectors (at most 8 with Jetty's
+  defaults) and the callbacks of finished writes. Requests never run on it."
   16)
 
 (def ^:private defaults
@@ -156,6 +156,10 @@
         pool (doto (QueuedThreadPool. (int jetty-threads) 4)
                (.setName "weft-ring-jetty"))
         server (Server. pool)
+        ring-handler (RingHandler. handler (boolean async?) (limiter opts)
+                                   (some-> request-timeout-ms Duration/ofMillis)
+                                   (int retry-after-s) (long (or max-body-bytes -1))
+                                   #'protocols/write-body-to-stream)
         config (doto (HttpConfiguration.)
                  (.setRequestHeaderSize (int max-header-bytes))
                  (.setSendServerVersion false)
@@ -166,11 +170,9 @@
                     (.setHost host)
                     (.setPort (int port))
                     (.setAcceptQueueSize (int backlog))
-                    (.setIdleTimeout (long idle-timeout-ms)))
-        ring-handler (RingHandler. handler (boolean async?) (limiter opts)
-                                   (some-> request-timeout-ms Duration/ofMillis)
-                                   (int retry-after-s) (long (or max-body-bytes -1))
-                                   #'protocols/write-body-to-stream)]
+                    (.setIdleTimeout (long idle-timeout-ms)))]
+    ;; Jetty reads, parses and handles each request on a new virtual thread of the handler's.
+    (.setVirtualThreadsExecutor pool (.virtualThreads ring-handler))
     (.addConnector server connector)
     (.setHandler server ring-handler)
     (.setErrorHandler server (doto (ErrorHandler.)

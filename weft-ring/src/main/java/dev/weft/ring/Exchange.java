@@ -71,10 +71,10 @@ final class Exchange implements Runnable, Callback {
     private final Callback callback;
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
-    private volatile Thread thread;
+    private Thread thread; // the thread running the handler, while it does; guarded by this
     private volatile Limiter.Permit permit;
     private volatile Throwable bodyFailure; // the first failed read of the request body
-    private Scheduler.Task timeout; // set before the thread starts, read after
+    private volatile Scheduler.Task timeout;
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
         this.owner = owner;
@@ -87,7 +87,9 @@ final class Exchange implements Runnable, Callback {
 
     @Override
     public void run() {
-        thread = Thread.currentThread();
+        synchronized (this) {
+            thread = Thread.currentThread();
+        }
         boolean handedOff = false;
         try {
             if (owner.limiter != null && !acquire()) {
@@ -108,9 +110,29 @@ final class Exchange implements Runnable, Callback {
         } catch (Throwable t) {
             handlerFailed(t);
         } finally {
+            detach();
             if (!handedOff) {
                 set(HANDLER_DONE);
             }
+        }
+    }
+
+    /**
+     * Ends the window in which a timeout or a stop may interrupt this thread. The thread goes on
+     * running Jetty's code (the next request of the connection, say), so an interrupt meant for
+     * the handler must not arrive later, nor stay pending.
+     */
+    private void detach() {
+        synchronized (this) {
+            thread = null;
+        }
+        Thread.interrupted();
+    }
+
+    /** Interrupts the handler, if it is still running. */
+    private synchronized void interruptHandler() {
+        if (thread != null) {
+            thread.interrupt();
         }
     }
 
@@ -233,10 +255,7 @@ final class Exchange implements Runnable, Callback {
         }
         LOG.debug("{} {}: no response within the request timeout; answered 503", request.getMethod(), path());
         writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the request timed out", false, false);
-        Thread t = thread;
-        if (t != null) {
-            t.interrupt();
-        }
+        interruptHandler();
         if (owner.async) {
             set(HANDLER_DONE); // an asynchronous handler may never call back: stop waiting for it
         }
@@ -265,10 +284,7 @@ final class Exchange implements Runnable, Callback {
      */
     void abandon() {
         claim(ABANDONED);
-        Thread t = thread;
-        if (t != null) {
-            t.interrupt();
-        }
+        interruptHandler();
         cancelTimeout();
         releasePermit();
     }

@@ -22,9 +22,11 @@ import org.slf4j.LoggerFactory;
  * A Jetty 12 handler that serves a Ring handler, calling it on a new virtual thread for every
  * request. {@code weft.ring/run-server} builds one; Java code may use it directly.
  *
- * <p>Model. Jetty's acceptor and selector threads parse requests and call {@link #handle}, which
- * only starts a virtual thread (named {@code weft-ring-<n>}) and returns, so those few platform
- * threads never block. On the virtual thread the request waits for a permit of the optional
+ * <p>Model. The handler is blocking, so Jetty's few acceptor and selector threads never run it:
+ * given {@link #virtualThreads()} as its pool's virtual-threads executor, Jetty reads, parses and
+ * handles each request on a new virtual thread named {@code weft-ring-<n>}, and {@link #handle}
+ * calls the Ring handler right there (called on a platform thread, it starts such a thread
+ * itself). On the virtual thread the request waits for a permit of the optional
  * {@link Limiter} (rejected requests get 503 with {@code Retry-After}), becomes a Ring request map,
  * and goes to the handler; the response map it returns (or passes to {@code respond}, for an
  * asynchronous handler) is written on a virtual thread too, so bodies may block. Exactly one
@@ -50,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * handler's call on its virtual thread; the handler's actions before returning its response (or
  * calling {@code respond}) happen-before the response is written.
  */
-public final class RingHandler extends Handler.Abstract.NonBlocking implements Graceful {
+public final class RingHandler extends Handler.Abstract implements Graceful {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
 
@@ -128,13 +130,26 @@ public final class RingHandler extends Handler.Abstract.NonBlocking implements G
             if (timeoutNanos > 0) {
                 exchange.scheduleTimeout(getServer().getScheduler(), timeoutNanos);
             }
-            threads.newThread(exchange).start();
+            if (Thread.currentThread().isVirtual()) {
+                exchange.run(); // Jetty already runs this request on a virtual thread of ours
+            } else {
+                threads.newThread(exchange).start();
+            }
         } catch (Throwable t) {
             exchange.cancelTimeout();
             inFlight.remove(exchange);
             throw t;
         }
         return true;
+    }
+
+    /**
+     * The executor to give Jetty's thread pool as its virtual-threads executor: every task on a new
+     * virtual thread named {@code weft-ring-<n>}. With it, Jetty reads, parses and handles each
+     * request on such a thread, and {@link #handle} calls the Ring handler right there.
+     */
+    public java.util.concurrent.Executor virtualThreads() {
+        return task -> threads.newThread(task).start();
     }
 
     /** Called by an exchange once its response is complete and its handler has returned. */

@@ -1,5 +1,6 @@
 package dev.weft.ring;
 
+import clojure.lang.ILookup;
 import clojure.lang.Keyword;
 import clojure.lang.RT;
 import java.nio.charset.Charset;
@@ -38,8 +39,9 @@ public final class RingResponse {
             throw new IllegalArgumentException("the handler returned " + describe(ring)
                     + "; a Ring handler must return a response map such as {:status 200, :headers {}, :body \"ok\"}");
         }
-        response.setStatus(status(RT.get(ring, STATUS)));
-        Object headers = RT.get(ring, HEADERS);
+        ILookup lookup = ring instanceof ILookup l ? l : null;
+        response.setStatus(status(get(lookup, ring, STATUS)));
+        Object headers = get(lookup, ring, HEADERS);
         if (headers != null) {
             if (!(headers instanceof Map<?, ?> map)) {
                 throw new IllegalArgumentException("the response's :headers is " + describe(headers)
@@ -50,7 +52,12 @@ public final class RingResponse {
                 addHeader(fields, e.getKey(), e.getValue());
             }
         }
-        return RT.get(ring, BODY);
+        return get(lookup, ring, BODY);
+    }
+
+    /** A key of a Clojure map through its ILookup, or of any other java.util.Map. */
+    private static Object get(ILookup lookup, Object map, Keyword key) {
+        return lookup != null ? lookup.valAt(key) : ((Map<?, ?>) map).get(key);
     }
 
     private static int status(Object status) {
