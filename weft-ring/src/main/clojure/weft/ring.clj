@@ -16,9 +16,14 @@
   handled on a new virtual thread named `weft-ring-<n>`, which calls the handler and
   writes the response, so handlers (and response bodies) may block.
 
-  Requests and responses follow Ring SPEC 1.5 (see `dev.weft.ring.RequestMap` for the
-  request keys). Response bodies may be String, byte[], ISeq, File, InputStream or nil,
-  and any type that extends `weft.ring.protocols/StreamableResponseBody`.
+  Requests follow Ring SPEC 1.5: `:server-port`, `:server-name`, `:remote-addr`, `:uri`
+  (the raw path), `:query-string` (nil without one), `:scheme`, `:request-method`,
+  `:protocol`, `:headers` (names lowercased; a repeated header's values joined with a
+  comma, cookies with a semicolon and a space) and `:body`, an InputStream (empty when the
+  request has none). The deprecated `:content-type`, `:content-length` and
+  `:character-encoding` are left out; their values are in `:headers`. Response bodies
+  may be String, byte[], ISeq, File, InputStream or nil, and any type that extends
+  `weft.ring.protocols/StreamableResponseBody`.
 
   Errors: a handler that throws (or returns something that is not a response map) gets a
   500 with no detail sent to the client; the exception is logged once through SLF4J

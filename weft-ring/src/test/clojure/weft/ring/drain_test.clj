@@ -81,6 +81,19 @@
           (.countDown gate)
           (ring/stop-server s {:timeout-ms 0}))))))
 
+(defn- live-platform-threads []
+  (set (filter #(.isAlive ^Thread %) (keys (Thread/getAllStackTraces)))))
+
+(deftest a-stopped-server-leaves-no-thread-behind
+  (let [before (live-platform-threads)
+        s (ring/run-server (fn [_] {:status 200 :headers {} :body "ok"}) {:port 0 :host "127.0.0.1"})]
+    (dotimes [i 50] (http/http (:port s) "GET" (str "/" i)))
+    (is (some #(.startsWith (.getName ^Thread %) "weft-ring-jetty") (live-platform-threads))
+        "Jetty's own platform threads are named after weft-ring")
+    (is (true? (ring/stop-server s)))
+    (await! #(empty? (remove before (live-platform-threads))))
+    (is (empty? (remove before (live-platform-threads))) "every thread the server started has ended")))
+
 (deftest a-drain-that-runs-out-of-time-cuts-off-and-says-so
   (let [entered (CountDownLatch. 1)
         interrupted (promise)
