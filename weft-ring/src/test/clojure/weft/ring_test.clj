@@ -82,6 +82,35 @@
           (is (= "17" (get-in req [:headers "x-h17"])))
           (is (= "3,again" (get-in req [:headers "x-h3"]))))))))
 
+(deftest connections-and-methods
+  (let [threads (atom [])]
+    (with-server [s (fn [req]
+                      (swap! threads conj (Thread/currentThread))
+                      {:status 200 :headers {"content-type" "text/plain"}
+                       :body (str (name (:request-method req)) " " (slurp (:body req)))})
+                  {}]
+      (testing "a keep-alive connection serves request after request, each on a virtual thread"
+        (with-open [sock (http/connect (:port s))]
+          (doseq [i (range 3)]
+            (http/send! sock (http/request-text "POST" "/" :body (str "n" i)))
+            (is (= (str "post n" i) (:body (http/read-response sock)))))
+          (is (= 3 (count @threads)))
+          (is (every? #(.isVirtual ^Thread %) @threads))))
+      (testing "HEAD: the headers of the GET, no body"
+        (with-open [sock (http/connect (:port s))]
+          (http/send! sock (http/request-text "HEAD" "/" :headers {"Connection" "close"}))
+          (let [head (http/read-head sock)]
+            (is (= 200 (:status head)))
+            (is (= "text/plain" (http/header head "content-type")))
+            (is (http/closed? sock) "nothing follows the head"))))
+      (testing "Expect: 100-continue is answered when the handler reads the body"
+        (with-open [sock (http/connect (:port s))]
+          (http/send! sock (str "PUT / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n"
+                                "Expect: 100-continue\r\nConnection: close\r\n\r\n"))
+          (is (= 100 (:status (http/read-head sock))))
+          (http/send! sock "hello")
+          (is (= "put hello" (:body (http/read-response sock)))))))))
+
 (deftest response-status-and-headers
   (with-server [s (fn [_] {:status 201
                            :headers {"X-One" "1"
