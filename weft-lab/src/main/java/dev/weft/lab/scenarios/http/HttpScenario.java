@@ -249,6 +249,11 @@ public final class HttpScenario implements Scenario {
         ctx.note(String.format(Locale.ROOT, "Goal without the sleep, weft-ring >= 90%% of plain Jetty's req/s and CPU per"
                         + " request within 1.15x: %.1f%% (%s), %s.",
                 100 * nosleepOfJetty, nosleepOfJetty >= 0.90 ? "met" : "missed", cpu));
+        Object ringThreads = measured.get(SPECS.get(3)).scheduler().get("peak_platform_threads");
+        Object jettyThreads = measured.get(SPECS.get(4)).scheduler().get("peak_platform_threads");
+        ctx.note("Platform threads at 1,000 connections (the whole server JVM, GC and JIT included): weft-ring " + ringThreads
+                + " (its Jetty pool is fixed at 16 and never runs a request), plain Jetty on virtual threads " + jettyThreads
+                + " (its pool grows to serve the selectors' tasks).");
         ctx.note("Reference figures, not measured in this run: on a 2-core machine with wrk and a listen backlog of 1,024,"
                 + " http-kit 2.8.1 and ring-jetty-adapter 1.15.5 on virtual threads reached ~2,360 req/s at 120 connections"
                 + " and ~19,000-19,400 at 1,000, with server CPU per request ~29 us (http-kit), ~44 us (plain Jetty) and"
