@@ -123,8 +123,9 @@
 
 (defn run-server
   "Starts a Jetty server that serves the Ring handler `handler` and returns it, a map with
-  `:port` (the port it listens on), `:host` and `:jetty` (the org.eclipse.jetty.server.Server,
-  for what weft does not cover). Every call of the handler runs on its own virtual thread.
+  `:port` (the port it listens on), `:host`, `:jetty` (the org.eclipse.jetty.server.Server,
+  for what weft does not cover) and `:handler` (its dev.weft.ring.RingHandler). Every call
+  of the handler runs on a virtual thread; the server is ready when this returns.
 
   Options (all optional):
     :port               port to listen on (default 8080; 0 picks a free port)
@@ -187,11 +188,14 @@
     (try
       (.start server)
       (catch Exception e
-        (try (.stop server) (catch Exception _))
-        (throw (ex-info (str "weft.ring/run-server: cannot listen on " (or host "0.0.0.0") ":" port ": "
-                             (ex-message e) "; choose another :port, or 0 for a free one")
-                        {:host host :port port}
-                        e))))
+        (try (.stop server) (catch Exception stop-failure (.addSuppressed e stop-failure)))
+        (let [address (str (or host "0.0.0.0") ":" port)]
+          (throw (if (some #(instance? java.net.BindException %) (take-while some? (iterate ex-cause e)))
+                   (ex-info (str "weft.ring/run-server: cannot listen on " address ": " (ex-message e)
+                                 "; choose another :port, or 0 for a free one")
+                            {:host host :port port} e)
+                   (ex-info (str "weft.ring/run-server: the server did not start on " address ": " (ex-message e))
+                            {:host host :port port} e))))))
     (->RingServer (.getLocalPort connector) host server ring-handler)))
 
 (defn stop-server
