@@ -1,0 +1,74 @@
+package dev.weft.lab.scenarios.http;
+
+import clojure.java.api.Clojure;
+import dev.weft.lab.report.Json;
+import dev.weft.thread.SchedulerSampler;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import org.eclipse.jetty.server.NetworkConnector;
+import org.eclipse.jetty.server.Server;
+
+/**
+ * A server JVM of the {@code http} scenario: {@code HttpServerMain <kind> <port-file>}, kind
+ * {@code jetty-50-threads}, {@code jetty-virtual} or {@code weft-ring}. It listens on a free port of
+ * 127.0.0.1, writes the port to the port file (atomically), and samples its scheduler. Each line
+ * {@code report <file>} on standard input writes what the scheduler did since the last report (or
+ * the start) to that file and starts a new sample; {@code reset} only starts a new one. It exits at
+ * the end of its input; the lab also ends it by PID.
+ */
+public final class HttpServerMain {
+
+    private HttpServerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 2) {
+            throw new IllegalArgumentException("usage: HttpServerMain <jetty-50-threads|jetty-virtual|weft-ring> <port-file>");
+        }
+        int port = switch (args[0]) {
+            case "jetty-50-threads" -> port(PlainJetty.start(false));
+            case "jetty-virtual" -> port(PlainJetty.start(true));
+            case "weft-ring" -> {
+                Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
+                yield ((Number) Clojure.var("weft.lab.http", "start!").invoke()).intValue();
+            }
+            default -> throw new IllegalArgumentException("unknown server kind " + args[0]
+                    + "; expected jetty-50-threads, jetty-virtual or weft-ring");
+        };
+        Path portFile = Path.of(args[1]);
+        Path tmp = portFile.resolveSibling(portFile.getFileName() + ".tmp");
+        Files.writeString(tmp, Integer.toString(port));
+        Files.move(tmp, portFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        System.out.println(args[0] + " listening on 127.0.0.1:" + port);
+
+        SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(50));
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        for (String line; (line = in.readLine()) != null; ) {
+            String[] f = line.strip().split(" ", 2);
+            switch (f[0]) {
+                case "reset" -> {
+                    sampler.stop();
+                    sampler = SchedulerSampler.start(Duration.ofMillis(50));
+                }
+                case "report" -> {
+                    Path file = Path.of(f[1]);
+                    Path part = file.resolveSibling(file.getFileName() + ".tmp");
+                    Json.write(part, sampler.stop().toMap());
+                    Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    sampler = SchedulerSampler.start(Duration.ofMillis(50));
+                }
+                default -> System.err.println("unknown command: " + line);
+            }
+        }
+        System.exit(0);
+    }
+
+    private static int port(Server server) {
+        return ((NetworkConnector) server.getConnectors()[0]).getLocalPort();
+    }
+}

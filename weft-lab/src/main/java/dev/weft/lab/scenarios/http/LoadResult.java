@@ -1,0 +1,40 @@
+package dev.weft.lab.scenarios.http;
+
+/**
+ * What one measured load window produced, whichever generator ran it.
+ *
+ * @param generator         {@code wrk} or {@code built-in}
+ * @param connections       connections kept busy
+ * @param requests          responses completed inside the window
+ * @param seconds           the window's length
+ * @param requestsPerSecond requests / seconds
+ * @param p50Ms             median latency, or null when nothing completed
+ * @param p99Ms             99th-percentile latency, or null
+ * @param maxMs             slowest response, or null (wrk: the slowest of its per-thread maxima)
+ * @param connectErrors     failed connects
+ * @param readErrors        failed reads (connections closed mid-response included)
+ * @param writeErrors       failed writes
+ * @param timeouts          responses slower than 2 s, and requests unanswered after 2 s at the end
+ * @param non2xx            responses whose status is not 2xx (wrk: not 2xx or 3xx)
+ * @param serverCpuSeconds  the server JVM's CPU time during the window, or null when unreadable
+ * @param clientCpuSeconds  the load generator's CPU time during the window, or null (wrk)
+ */
+record LoadResult(String generator, int connections, long requests, double seconds, double requestsPerSecond,
+                  Double p50Ms, Double p99Ms, Double maxMs, long connectErrors, long readErrors, long writeErrors,
+                  long timeouts, long non2xx, Double serverCpuSeconds, Double clientCpuSeconds) {
+
+    /** Socket errors and timeouts together, as wrk's "Socket errors" line counts them. */
+    long errors() {
+        return connectErrors + readErrors + writeErrors + timeouts;
+    }
+
+    /** The server's CPU time per completed request, in microseconds, or null. */
+    Double serverCpuUsPerRequest() {
+        return serverCpuSeconds == null || requests == 0 ? null : serverCpuSeconds * 1e6 / requests;
+    }
+
+    /** The load generator's CPU time per completed request, in microseconds, or null. */
+    Double clientCpuUsPerRequest() {
+        return clientCpuSeconds == null || requests == 0 ? null : clientCpuSeconds * 1e6 / requests;
+    }
+}

@@ -1,0 +1,71 @@
+package dev.weft.lab.scenarios.http;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The scenario's baselines: the article's handler written against Jetty 12's own API, with no Ring
+ * in between. {@code jetty-50-threads} runs it on a 50-thread pool (Jetty's acceptor and selector
+ * threads come out of the 50, as in every Jetty deployment); {@code jetty-virtual} lets Jetty run
+ * each blocking handler call on a new virtual thread (its thread pool's virtual-threads executor,
+ * unbounded). Both listen on 127.0.0.1 with the same listen backlog as weft-ring.
+ */
+final class PlainJetty {
+
+    static final byte[] BODY = "<b>hello!</b>".getBytes(StandardCharsets.UTF_8);
+    static final int BACKLOG = 1024;
+
+    private PlainJetty() {
+    }
+
+    /** Starts the baseline and returns its port. */
+    static Server start(boolean virtual) throws Exception {
+        QueuedThreadPool pool;
+        if (virtual) {
+            pool = new QueuedThreadPool();
+            pool.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        } else {
+            pool = new QueuedThreadPool(50);
+        }
+        pool.setName(virtual ? "jetty-virtual" : "jetty-50");
+        Server server = new Server(pool);
+        HttpConfiguration config = new HttpConfiguration();
+        config.setSendServerVersion(false);
+        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(config));
+        connector.setHost("127.0.0.1");
+        connector.setPort(0);
+        connector.setAcceptQueueSize(BACKLOG);
+        server.addConnector(connector);
+        server.setHandler(new Hello());
+        server.start();
+        return server;
+    }
+
+    /** The article's handler: 50 ms of sleep on /hello, none on /nosleep, then {@code <b>hello!</b>}. */
+    static final class Hello extends Handler.Abstract { // blocking: Jetty runs it where it may block
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            String path = request.getHttpURI().getPath();
+            if ("/hello".equals(path)) {
+                Thread.sleep(HttpScenario.SLEEP_MS);
+            } else if (!"/nosleep".equals(path)) {
+                return false; // Jetty answers 404
+            }
+            response.setStatus(200);
+            response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/html");
+            response.write(true, ByteBuffer.wrap(BODY), callback);
+            return true;
+        }
+    }
+}

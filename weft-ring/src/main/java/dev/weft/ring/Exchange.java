@@ -1,0 +1,554 @@
+package dev.weft.ring;
+
+import clojure.lang.AFn;
+import clojure.lang.IPersistentMap;
+import dev.weft.limit.LimitExceededException;
+import dev.weft.limit.Limiter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.BadMessageException;
+import org.eclipse.jetty.http.HttpException;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Scheduler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One request on its way through a {@link RingHandler}: the virtual thread that calls the Ring
+ * handler, and the callback of the response's last write.
+ *
+ * <p>Implementation overview. Three parties may want to answer a request: its handler (returning
+ * or calling {@code respond}/{@code raise}), the request timeout, and the limiter's rejection. The
+ * first to set {@link #CLAIMED} answers; the others drop what they have. The exchange is finished,
+ * and leaves the handler's in-flight set and gives its permit back, once both {@link #RESPONDED}
+ * (Jetty's callback completed) and {@link #HANDLER_DONE} (the handler returned, or an asynchronous
+ * handler responded, raised or timed out) are set, whichever comes last.
+ */
+final class Exchange implements Runnable, Callback {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
+
+    static final int CLAIMED = 1;
+    static final int RESPONDED = 2;
+    static final int HANDLER_DONE = 4;
+    static final int TIMED_OUT = 8;
+    static final int ABANDONED = 16;
+    private static final int FINISHED = RESPONDED | HANDLER_DONE;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Exchange.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final RingHandler owner;
+    private final Request request;
+    private final Response response;
+    private final Callback callback;
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
+    private Thread thread; // the thread running the handler, while it does; guarded by this
+    private volatile Limiter.Permit permit;
+    private volatile Throwable bodyFailure; // the first failed read of the request body
+    private volatile Scheduler.Task timeout;
+
+    Exchange(RingHandler owner, Request request, Response response, Callback callback) {
+        this.owner = owner;
+        this.request = request;
+        this.response = response;
+        this.callback = callback;
+    }
+
+    // ---- the handler's virtual thread ------------------------------------------------------
+
+    @Override
+    public void run() {
+        synchronized (this) {
+            thread = Thread.currentThread();
+        }
+        boolean handedOff = false;
+        try {
+            if (owner.limiter != null && !acquire()) {
+                return;
+            }
+            if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
+                return; // timed out while waiting for a permit
+            }
+            IPersistentMap ring = RequestMap.of(request, hasBody(request)
+                    ? new RequestBody(Request.asInputStream(request), owner.maxBodyBytes)
+                    : EmptyBody.INSTANCE);
+            if (owner.async) {
+                owner.handler.invoke(ring, new Respond(), new Raise());
+                handedOff = true;
+            } else {
+                respond(owner.handler.invoke(ring));
+            }
+        } catch (Throwable t) {
+            handlerFailed(t);
+        } finally {
+            detach();
+            if (!handedOff) {
+                set(HANDLER_DONE);
+            }
+        }
+    }
+
+    /**
+     * Ends the window in which a timeout or a stop may interrupt this thread. The thread goes on
+     * running Jetty's code (the next request of the connection, say), so an interrupt meant for
+     * the handler must not arrive later, nor stay pending.
+     */
+    private void detach() {
+        synchronized (this) {
+            thread = null;
+        }
+        Thread.interrupted();
+    }
+
+    /** Interrupts the handler, if it is still running. */
+    private synchronized void interruptHandler() {
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+
+    private boolean acquire() {
+        try {
+            permit = owner.limiter.acquire();
+            return true;
+        } catch (LimitExceededException e) {
+            if (claim(0)) {
+                LOG.debug("{} {}: rejected with 503: {}", request.getMethod(), request.getHttpURI().getPath(), e.getMessage());
+                writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is at its limit of requests in flight",
+                        true, false);
+            }
+            return false;
+        } catch (InterruptedException e) {
+            // The request timed out (which answered it) or the server is stopping.
+            if (claim(0)) {
+                writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable", true, false);
+            }
+            return false;
+        }
+    }
+
+    /** Writes the Ring response map {@code ring}, unless someone else answered first. Blocks. */
+    void respond(Object ring) {
+        if (!claim(0)) {
+            dropped("response");
+            return;
+        }
+        Object body;
+        try {
+            body = RingResponse.apply(ring, response);
+        } catch (Throwable t) {
+            response.reset();
+            answerFailure(t);
+            return;
+        }
+        try {
+            if (body == null) {
+                response.write(true, EMPTY, this);
+            } else if (body instanceof String s) {
+                Charset charset = RingResponse.charsetOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE));
+                response.write(true, ByteBuffer.wrap(s.getBytes(charset)), this);
+            } else if (body instanceof byte[] bytes) {
+                response.write(true, ByteBuffer.wrap(bytes), this);
+            } else {
+                OutputStream out = Content.Sink.asOutputStream(response);
+                owner.bodyWriter.invoke(body, ring, out);
+                out.close();
+                succeeded();
+            }
+        } catch (Throwable t) {
+            bodyFailed(t);
+        }
+    }
+
+    private void bodyFailed(Throwable t) {
+        if (!response.isCommitted()) {
+            response.reset();
+            answerFailure(t);
+            return;
+        }
+        if (clientGone(t)) {
+            LOG.debug("{} {}: the client went away while the body was written", request.getMethod(), path(), t);
+        } else {
+            LOG.error("{} {}: writing the response body failed after the status was sent; the connection is closed",
+                    request.getMethod(), path(), t);
+        }
+        failed(t);
+    }
+
+    /** The handler threw (or raised) {@code t}. */
+    private void handlerFailed(Throwable t) {
+        if (claim(0)) {
+            answerFailure(t);
+            return;
+        }
+        int s = (int) STATE.getVolatile(this);
+        if ((s & (TIMED_OUT | ABANDONED)) != 0 && interrupted(t)) {
+            LOG.debug("{} {}: the handler ended by interrupt after its request {}", request.getMethod(), path(),
+                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
+        } else {
+            LOG.error("{} {}: the handler failed after its request was answered", request.getMethod(), path(), t);
+        }
+    }
+
+    /**
+     * Answers a failure while holding the claim: when reading the request body failed, the
+     * client's fault (413 over the size limit, 408 when it stopped sending, 400 for a malformed
+     * body), else 500.
+     */
+    private void answerFailure(Throwable t) {
+        Throwable body = bodyFailure;
+        if (body != null) {
+            int status = clientStatus(body);
+            LOG.debug("{} {}: reading the request body failed; answered {}", request.getMethod(), path(), status, body);
+            writeStatus(status, HttpStatus.getMessage(status), false, true);
+        } else {
+            LOG.error("{} {}: the handler failed; answered 500", request.getMethod(), path(), t);
+            writeStatus(HttpStatus.INTERNAL_SERVER_ERROR_500, "Internal Server Error", false, false);
+        }
+    }
+
+    // ---- the other parties ------------------------------------------------------------------
+
+    void scheduleTimeout(Scheduler scheduler, long nanos) {
+        timeout = scheduler.schedule(this::timedOut, nanos, TimeUnit.NANOSECONDS);
+    }
+
+    void cancelTimeout() {
+        Scheduler.Task t = timeout;
+        if (t != null) {
+            t.cancel();
+        }
+    }
+
+    private void timedOut() {
+        if (!claim(TIMED_OUT)) {
+            return;
+        }
+        LOG.debug("{} {}: no response within the request timeout; answered 503", request.getMethod(), path());
+        writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the request timed out", false, false);
+        interruptHandler();
+        if (owner.async) {
+            set(HANDLER_DONE); // an asynchronous handler may never call back: stop waiting for it
+        }
+    }
+
+    /** Answers a request that arrived while the server drains; runs on Jetty's thread. */
+    void rejectStopping() {
+        claim(0);
+        writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is stopping", true, true);
+        set(HANDLER_DONE);
+    }
+
+    /** Answers a request whose Content-Length is over the body limit; runs on Jetty's thread. */
+    void rejectTooLarge() {
+        claim(0);
+        LOG.debug("{} {}: a body of {} bytes is over the limit of {}; answered 413", request.getMethod(), path(),
+                request.getLength(), owner.maxBodyBytes);
+        writeStatus(HttpStatus.PAYLOAD_TOO_LARGE_413, "Payload Too Large: the request body is over the limit of "
+                + owner.maxBodyBytes + " bytes", false, true);
+        set(HANDLER_DONE);
+    }
+
+    /**
+     * The server stopped with this request still in flight: nobody answers it any more (its
+     * connection is closed); interrupt its handler and free its permit.
+     */
+    void abandon() {
+        claim(ABANDONED);
+        interruptHandler();
+        cancelTimeout();
+        releasePermit();
+    }
+
+    // ---- Callback: the completion of the response's last write -------------------------------
+
+    @Override
+    public void succeeded() {
+        callback.succeeded();
+        set(RESPONDED);
+    }
+
+    @Override
+    public void failed(Throwable x) {
+        LOG.debug("{} {}: the response could not be completed", request.getMethod(), path(), x);
+        callback.failed(x);
+        set(RESPONDED);
+    }
+
+    @Override
+    public InvocationType getInvocationType() {
+        return callback.getInvocationType();
+    }
+
+    // ---- state --------------------------------------------------------------------------------
+
+    /** Takes the right to answer, adding {@code extra} bits; false when someone already has it. */
+    private boolean claim(int extra) {
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            if ((s & CLAIMED) != 0) {
+                return false;
+            }
+            if (STATE.compareAndSet(this, s, s | CLAIMED | extra)) {
+                return true;
+            }
+        }
+    }
+
+    private void set(int bits) {
+        for (;;) {
+            int s = (int) STATE.getVolatile(this);
+            int next = s | bits;
+            if (s == next) {
+                return;
+            }
+            if (STATE.compareAndSet(this, s, next)) {
+                if ((next & FINISHED) == FINISHED && (s & FINISHED) != FINISHED) {
+                    finish();
+                }
+                return;
+            }
+        }
+    }
+
+    private void finish() {
+        cancelTimeout();
+        releasePermit();
+        owner.finished(this);
+    }
+
+    private void releasePermit() {
+        Limiter.Permit p = permit;
+        if (p != null) {
+            p.close(); // idempotent
+        }
+    }
+
+    private void writeStatus(int status, String text, boolean retryAfter, boolean close) {
+        response.setStatus(status);
+        HttpFields.Mutable headers = response.getHeaders();
+        headers.put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
+        if (retryAfter) {
+            headers.put(HttpHeader.RETRY_AFTER, owner.retryAfterSeconds);
+        }
+        if (close) {
+            headers.put(HttpHeader.CONNECTION, "close");
+        }
+        response.write(true, ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8)), this);
+    }
+
+    private void dropped(String what) {
+        int s = (int) STATE.getVolatile(this);
+        if ((s & (TIMED_OUT | ABANDONED)) != 0) {
+            LOG.debug("{} {}: the handler's {} came after the request {}; dropped", request.getMethod(), path(), what,
+                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
+        } else {
+            LOG.warn("{} {}: the handler answered more than once; only its first {} was sent", request.getMethod(), path(), what);
+        }
+    }
+
+    private String path() {
+        return request.getHttpURI().getPath();
+    }
+
+    /** The status that answers a failed read of the request body. */
+    private static int clientStatus(Throwable bodyFailure) {
+        for (Throwable c = bodyFailure; c != null; c = c.getCause()) {
+            if (c instanceof HttpException h && h.getCode() >= 400 && h.getCode() < 500) {
+                return h.getCode();
+            }
+            if (c instanceof TimeoutException) {
+                return HttpStatus.REQUEST_TIMEOUT_408;
+            }
+        }
+        return HttpStatus.BAD_REQUEST_400;
+    }
+
+    private static boolean interrupted(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof InterruptedException || c instanceof InterruptedIOException
+                    || c instanceof ClosedByInterruptException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean clientGone(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof EofException || c instanceof ClosedChannelException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs {@code r} on a virtual thread: this one when it is one, else a new one. */
+    private void onVirtualThread(Runnable r) {
+        if (Thread.currentThread().isVirtual()) {
+            r.run();
+        } else {
+            owner.threads.newThread(r).start();
+        }
+    }
+
+    /**
+     * Whether the request has a body: HTTP/1.1 has one only with a Content-Length above zero or a
+     * Transfer-Encoding.
+     */
+    private static boolean hasBody(Request request) {
+        long length = request.getLength();
+        return length > 0 || (length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING));
+    }
+
+    /**
+     * The request body the handler reads: Jetty's blocking stream, holding it to the body size
+     * limit (a chunked body has no length to check up front) and remembering its first failure,
+     * so that a handler that fails because the client sent a bad, oversized or stalled body is
+     * answered with the client's fault (4xx), not a 500.
+     */
+    private final class RequestBody extends InputStream {
+        private final InputStream in;
+        private final long limit;
+        private long read;
+
+        RequestBody(InputStream in, long limit) {
+            this.in = in;
+            this.limit = limit;
+        }
+
+        @Override
+        public int read() throws IOException {
+            check();
+            try {
+                int b = in.read();
+                if (b >= 0) {
+                    count(1);
+                }
+                return b;
+            } catch (IOException | RuntimeException e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            check();
+            try {
+                int n = in.read(b, off, len);
+                if (n > 0) {
+                    count(n);
+                }
+                return n;
+            } catch (IOException | RuntimeException e) {
+                throw failed(e);
+            }
+        }
+
+        @Override
+        public int available() throws IOException {
+            return bodyFailure != null ? 0 : in.available();
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
+        }
+
+        private void check() throws IOException {
+            Throwable failure = bodyFailure;
+            if (failure != null) {
+                throw new IOException("reading the request body failed before", failure);
+            }
+        }
+
+        private void count(int n) throws IOException {
+            if (limit >= 0 && (read += n) > limit) {
+                throw new IOException(new BadMessageException(HttpStatus.PAYLOAD_TOO_LARGE_413,
+                        "the request body is over the limit of " + limit + " bytes"));
+            }
+        }
+
+        /** Remembers the body's first failure and returns the one to throw now. */
+        private IOException failed(Exception e) {
+            if (bodyFailure == null) {
+                bodyFailure = e;
+            }
+            return e instanceof IOException io ? io : new IOException(e);
+        }
+    }
+
+    /** The body of a request that has none: always at its end, and closing it changes nothing. */
+    private static final class EmptyBody extends InputStream {
+        static final EmptyBody INSTANCE = new EmptyBody();
+
+        @Override
+        public int read() {
+            return -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            java.util.Objects.checkFromIndexSize(off, len, b.length);
+            return len == 0 ? 0 : -1;
+        }
+    }
+
+    /** The {@code respond} function an asynchronous handler gets. */
+    private final class Respond extends AFn {
+        @Override
+        public Object invoke(Object ring) {
+            try {
+                onVirtualThread(() -> respond(ring));
+            } finally {
+                set(HANDLER_DONE);
+            }
+            return null;
+        }
+    }
+
+    /** The {@code raise} function an asynchronous handler gets. */
+    private final class Raise extends AFn {
+        @Override
+        public Object invoke(Object error) {
+            Throwable t = error instanceof Throwable th ? th
+                    : new IllegalArgumentException("raise was called with " + RingResponse.describe(error)
+                            + "; pass it the Throwable that made the request fail");
+            try {
+                handlerFailed(t);
+            } finally {
+                set(HANDLER_DONE);
+            }
+            return null;
+        }
+    }
+}

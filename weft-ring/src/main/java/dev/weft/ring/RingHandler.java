@@ -1,0 +1,215 @@
+package dev.weft.ring;
+
+import clojure.lang.IFn;
+import dev.weft.limit.Limiter;
+import dev.weft.thread.ThreadPolicy;
+import dev.weft.thread.WeftThreads;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.component.Graceful;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Jetty 12 handler that serves a Ring handler, calling it on a new virtual thread for every
+ * request. {@code weft.ring/run-server} builds one; Java code may use it directly.
+ *
+ * <p>Model. The handler is blocking, so Jetty's few acceptor and selector threads never run it:
+ * given {@link #virtualThreads()} as its pool's virtual-threads executor, Jetty reads, parses and
+ * handles each request on a new virtual thread named {@code weft-ring-<n>}, and {@link #handle}
+ * calls the Ring handler right there (called on a platform thread, it starts such a thread
+ * itself). On the virtual thread the request waits for a permit of the optional
+ * {@link Limiter} (rejected requests get 503 with {@code Retry-After}), becomes a Ring request map,
+ * and goes to the handler; the response map it returns (or passes to {@code respond}, for an
+ * asynchronous handler) is written on a virtual thread too, so bodies may block. Exactly one
+ * response is sent per request: the handler's, a 500 when the handler throws or returns something
+ * that is not a valid response map, a 503 when the limiter rejects the request or the optional
+ * request timeout fires first, or the status of a bad request body the handler ran into (e.g.
+ * 413 from a body size limit). A handler's exception is logged once, through SLF4J, and never sent
+ * to the client.
+ *
+ * <p>Timeout. With a request timeout, a request whose handler has not returned (or called
+ * {@code respond} or {@code raise}) within it gets a 503, and its handler thread is interrupted;
+ * what the handler returns afterwards is dropped. The time counts from the moment Jetty hands over
+ * the request, so time spent waiting for a permit counts too. Writing the body is not covered:
+ * Jetty's idle timeout guards slow clients.
+ *
+ * <p>Drain. The handler is {@link Graceful}: when the server stops with a stop timeout, new requests
+ * (on connections that are still open) get 503 with {@code Connection: close}, and the stop waits
+ * until every request in flight has its response written and its handler returned. Whatever is
+ * still in flight when the server stops is abandoned: its handler thread is interrupted, and
+ * {@link #abandoned()} counts it.
+ *
+ * <p>Memory consistency effects: Jetty's actions before calling {@link #handle} happen-before the
+ * handler's call on its virtual thread; the handler's actions before returning its response (or
+ * calling {@code respond}) happen-before the response is written.
+ */
+public final class RingHandler extends Handler.Abstract implements Graceful {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
+
+    final IFn handler;
+    final boolean async;
+    final Limiter limiter;
+    final long timeoutNanos;
+    final String retryAfterSeconds;
+    final IFn bodyWriter;
+    final long maxBodyBytes;
+    final ThreadFactory threads = WeftThreads.factory("ring", ThreadPolicy.VIRTUAL);
+
+    private final Set<Exchange> inFlight = ConcurrentHashMap.newKeySet();
+    private final Shutdown shutdown = new Shutdown(this) {
+        @Override
+        public boolean isShutdownDone() {
+            return inFlight.isEmpty();
+        }
+    };
+    private volatile int abandoned;
+
+    /**
+     * A handler serving {@code handler}.
+     *
+     * @param handler           the Ring handler: a function of a request map (or, when {@code async},
+     *                          of a request map, {@code respond} and {@code raise})
+     * @param async             whether to call the 3-argument (asynchronous) arity
+     * @param limiter           bounds the requests in flight and those waiting, or null for no bound
+     * @param requestTimeout    the longest a request waits for its handler, or null for no limit
+     * @param retryAfterSeconds the {@code Retry-After} of a 503 sent when the server is full or stopping
+     * @param maxBodyBytes      the largest request body, or -1 for no limit: a larger Content-Length
+     *                          is answered 413 without calling the handler; a chunked body that grows
+     *                          past it fails the handler's read, and the request is answered 413
+     * @param bodyWriter        writes a response body that is not a String, byte array or nil to an
+     *                          OutputStream: {@code (fn [body response-map output-stream])}, in weft
+     *                          the {@code weft.ring.protocols/write-body-to-stream} var
+     * @throws IllegalArgumentException if the timeout is not positive, or retryAfterSeconds or
+     *                                  maxBodyBytes (other than -1) is negative
+     */
+    public RingHandler(IFn handler, boolean async, Limiter limiter, Duration requestTimeout, int retryAfterSeconds,
+                       long maxBodyBytes, IFn bodyWriter) {
+        this.handler = Objects.requireNonNull(handler, "handler");
+        this.async = async;
+        this.limiter = limiter;
+        if (requestTimeout != null && (requestTimeout.isZero() || requestTimeout.isNegative())) {
+            throw new IllegalArgumentException("the request timeout must be positive; got " + requestTimeout);
+        }
+        this.timeoutNanos = requestTimeout == null ? 0 : requestTimeout.toNanos();
+        if (retryAfterSeconds < 0) {
+            throw new IllegalArgumentException("Retry-After must be a number of seconds >= 0; got " + retryAfterSeconds);
+        }
+        this.retryAfterSeconds = Integer.toString(retryAfterSeconds);
+        if (maxBodyBytes < -1) {
+            throw new IllegalArgumentException("the body limit must be a number of bytes >= 0, or -1 for none; got "
+                    + maxBodyBytes);
+        }
+        this.maxBodyBytes = maxBodyBytes;
+        this.bodyWriter = Objects.requireNonNull(bodyWriter, "bodyWriter");
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+        Exchange exchange = new Exchange(this, request, response, callback);
+        // Counted before the shutdown check, so that a drain never misses a request it let in.
+        inFlight.add(exchange);
+        if (shutdown.isShutdown()) {
+            exchange.rejectStopping();
+            return true;
+        }
+        if (maxBodyBytes >= 0 && request.getLength() > maxBodyBytes) {
+            exchange.rejectTooLarge();
+            return true;
+        }
+        try {
+            if (timeoutNanos > 0) {
+                exchange.scheduleTimeout(getServer().getScheduler(), timeoutNanos);
+            }
+            if (Thread.currentThread().isVirtual()) {
+                exchange.run(); // Jetty already runs this request on a virtual thread of ours
+            } else {
+                threads.newThread(exchange).start();
+            }
+        } catch (Throwable t) {
+            exchange.cancelTimeout();
+            inFlight.remove(exchange);
+            throw t;
+        }
+        return true;
+    }
+
+    /**
+     * The executor to give Jetty's thread pool as its virtual-threads executor: every task on a new
+     * virtual thread named {@code weft-ring-<n>}. With it, Jetty reads, parses and handles each
+     * request on such a thread, and {@link #handle} calls the Ring handler right there.
+     */
+    public java.util.concurrent.Executor virtualThreads() {
+        return task -> threads.newThread(task).start();
+    }
+
+    /** Called by an exchange once its response is complete and its handler has returned. */
+    void finished(Exchange exchange) {
+        inFlight.remove(exchange);
+        if (shutdown.isShutdown()) {
+            shutdown.check();
+        }
+    }
+
+    /** Requests in flight now: let in, and not yet both answered and returned from their handler. */
+    public int inFlight() {
+        return inFlight.size();
+    }
+
+    /**
+     * Requests that were still in flight when the server stopped: their handler threads were
+     * interrupted and their responses, if any, were not sent.
+     */
+    public int abandoned() {
+        return abandoned;
+    }
+
+    /** The limiter bounding requests in flight, or null. */
+    public Limiter limiter() {
+        return limiter;
+    }
+
+    @Override
+    public CompletableFuture<Void> shutdown() {
+        return shutdown.shutdown();
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return shutdown.isShutdown();
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        shutdown.cancel();
+        abandoned = 0;
+        super.doStart();
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        // Jetty stops the connectors before its handlers: whatever is left can no longer be answered.
+        int left = 0;
+        for (Exchange exchange : inFlight) {
+            exchange.abandon();
+            left++;
+        }
+        inFlight.clear();
+        abandoned = left;
+        if (left > 0) {
+            LOG.warn("stopped with {} request{} still in flight; {} handler thread{} interrupted and {} response{} not sent",
+                    left, left == 1 ? "" : "s", left == 1 ? "its" : "their", left == 1 ? " was" : "s were",
+                    left == 1 ? "its" : "their", left == 1 ? "" : "s");
+        }
+        super.doStop();
+    }
+}

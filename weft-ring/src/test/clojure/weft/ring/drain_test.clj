@@ -1,0 +1,116 @@
+(ns weft.ring.drain-test
+  "Graceful shutdown: stop-server stops accepting at once, lets every request in flight
+  finish, and only then closes; what cannot finish in time is cut off and reported."
+  (:require [clojure.test :refer [deftest is testing]]
+            [weft.ring :as ring]
+            [weft.ring.test-http :as http]
+            [weft.ring.test-support :refer [await!]])
+  (:import (java.net ConnectException)
+           (java.util.concurrent CountDownLatch ExecutorService Executors Future TimeUnit)))
+
+(set! *warn-on-reflection* true)
+
+(defn- refuses-connections? [port]
+  (try
+    (with-open [_ (http/connect port)] false)
+    (catch ConnectException _ true)))
+
+(deftest drains-1000-slow-requests
+  (let [n 1000
+        entered (CountDownLatch. n)
+        gate (CountDownLatch. 1)
+        handler (fn [req]
+                  (.countDown entered)
+                  (.await gate 120 TimeUnit/SECONDS)
+                  {:status 200 :headers {} :body (str "done " (:uri req))})
+        s (ring/run-server handler {:port 0 :host "127.0.0.1"})
+        port (:port s)]
+    (with-open [^ExecutorService clients (Executors/newVirtualThreadPerTaskExecutor)]
+      (try
+        (let [responses (mapv (fn [i] (.submit clients ^Callable #(http/http port "GET" (str "/" i)))) (range n))]
+          (is (.await entered 120 TimeUnit/SECONDS) "all 1,000 requests are in their handlers")
+          (is (= n (:in-flight (ring/stats s))))
+          (let [stopped (future (ring/stop-server s {:timeout-ms 120000}))]
+            (testing "stopping: new connections are refused at once"
+              (await! #(refuses-connections? port)))
+            ;; Stay slow past Jetty's shutdown idle timeout (1 s), which must not cut them off.
+            (Thread/sleep 1500)
+            (is (not (realized? stopped)) "the stop waits for the requests in flight")
+            (is (= n (:in-flight (ring/stats s))))
+            (.countDown gate)
+            (is (true? (deref stopped 120000 :hung)) "every request finished within the drain timeout")
+            (testing "every request completed, none lost"
+              (let [results (mapv #(.get ^Future % 60 TimeUnit/SECONDS) responses)]
+                (is (= (repeat n 200) (map :status results)))
+                (is (= (map #(str "done /" %) (range n)) (map :body results)))))
+            (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0} (ring/stats s)))))
+        (finally
+          (.countDown gate)
+          (ring/stop-server s {:timeout-ms 0}))))))
+
+(deftest requests-arriving-during-the-drain-are-turned-away
+  (let [entered (CountDownLatch. 1)
+        gate (CountDownLatch. 1)
+        calls (atom 0)
+        handler (fn [req]
+                  (swap! calls inc)
+                  (when (= "/slow" (:uri req))
+                    (.countDown entered)
+                    (.await gate 60 TimeUnit/SECONDS))
+                  {:status 200 :headers {} :body "ok"})
+        s (ring/run-server handler {:port 0 :host "127.0.0.1"})]
+    (with-open [^ExecutorService clients (Executors/newVirtualThreadPerTaskExecutor)
+                keep-alive (http/connect (:port s))]
+      (try
+        (http/send! keep-alive (http/request-text "GET" "/first"))
+        (is (= 200 (:status (http/read-response keep-alive))))
+        (let [slow (.submit clients ^Callable #(http/http (:port s) "GET" "/slow"))]
+          (is (.await entered 30 TimeUnit/SECONDS))
+          (let [stopped (future (ring/stop-server s {:timeout-ms 60000}))]
+            (await! #(refuses-connections? (:port s)))
+            (http/send! keep-alive (http/request-text "GET" "/late"))
+            (let [late (http/read-response keep-alive)]
+              (testing "a request on a connection still open: 503 with Connection: close, or the connection closed"
+                (is (or (nil? late)
+                        (and (= 503 (:status late)) (= ["close"] (get-in late [:headers "connection"])))))))
+            (.countDown gate)
+            (is (= 200 (:status (.get ^Future slow 60 TimeUnit/SECONDS))))
+            (is (true? (deref stopped 60000 :hung)))
+            (is (= 2 @calls) "the late request never reached the handler")))
+        (finally
+          (.countDown gate)
+          (ring/stop-server s {:timeout-ms 0}))))))
+
+(defn- live-platform-threads []
+  (set (filter #(.isAlive ^Thread %) (keys (Thread/getAllStackTraces)))))
+
+(deftest a-stopped-server-leaves-no-thread-behind
+  (let [before (live-platform-threads)
+        s (ring/run-server (fn [_] {:status 200 :headers {} :body "ok"}) {:port 0 :host "127.0.0.1"})]
+    (dotimes [i 50] (http/http (:port s) "GET" (str "/" i)))
+    (is (some #(.startsWith (.getName ^Thread %) "weft-ring-jetty") (live-platform-threads))
+        "Jetty's own platform threads are named after weft-ring")
+    (is (true? (ring/stop-server s)))
+    (await! #(empty? (remove before (live-platform-threads))))
+    (is (empty? (remove before (live-platform-threads))) "every thread the server started has ended")))
+
+(deftest a-drain-that-runs-out-of-time-cuts-off-and-says-so
+  (let [entered (CountDownLatch. 1)
+        interrupted (promise)
+        handler (fn [_]
+                  (.countDown entered)
+                  (try
+                    (Thread/sleep 60000)
+                    {:status 200 :headers {} :body "too late"}
+                    (catch InterruptedException e
+                      (deliver interrupted true)
+                      (throw e))))
+        s (ring/run-server handler {:port 0 :host "127.0.0.1"})]
+    (with-open [client (http/connect (:port s))]
+      (http/send! client (http/request-text "GET" "/stuck"))
+      (is (.await entered 30 TimeUnit/SECONDS))
+      (is (false? (ring/stop-server s {:timeout-ms 200})) "false: a request was still in flight")
+      (is (true? (deref interrupted 30000 false)) "its handler thread was interrupted, not leaked")
+      (is (= 1 (:abandoned (ring/stats s))))
+      (is (nil? (try (http/read-response client) (catch java.io.IOException _ nil))) "its connection was closed")
+      (is (false? (ring/stop-server s)) "stopping again tells the same"))))
