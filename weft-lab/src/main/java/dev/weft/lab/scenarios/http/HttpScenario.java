@@ -236,19 +236,18 @@ public final class HttpScenario implements Scenario {
         double nosleepOfJetty = ratio(ringCpu.requestsPerSecond(), jettyCpu.requestsPerSecond());
         ctx.note(String.format(Locale.ROOT, "Goal weft-ring@120 >= 97%% of its limit and within 3%% of plain Jetty:"
                         + " %.1f%% of the limit, %.1f%% of plain Jetty (%s).",
-                100 * ring120OfLimit, 100 * ring120OfJetty,
-                ring120OfLimit >= 0.97 && Math.abs(1 - ring120OfJetty) <= 0.03 ? "met" : "missed"));
+                100 * ring120OfLimit, 100 * ring120OfJetty, ctx.verdict(ring120OfLimit >= 0.97 && Math.abs(1 - ring120OfJetty) <= 0.03)));
         ctx.note(String.format(Locale.ROOT, "Goal weft-ring@1000 >= 95%% of plain Jetty: %.1f%% (%s); p99 %s vs %s.",
-                100 * ring1000OfJetty, ring1000OfJetty >= 0.95 ? "met" : "missed", ms(ring1000.p99Ms()),
+                100 * ring1000OfJetty, ctx.verdict(ring1000OfJetty >= 0.95), ms(ring1000.p99Ms()),
                 ms(jetty1000.p99Ms())));
         Double ringUs = ringCpu.serverCpuUsPerRequest();
         Double jettyUs = jettyCpu.serverCpuUsPerRequest();
         String cpu = ringUs == null || jettyUs == null ? "server CPU unreadable"
                 : String.format(Locale.ROOT, "server CPU per request %.1f us vs %.1f us = %.2fx (goal <= 1.15x: %s)",
-                        ringUs, jettyUs, ringUs / jettyUs, ringUs / jettyUs <= 1.15 ? "met" : "missed");
+                        ringUs, jettyUs, ringUs / jettyUs, ctx.verdict(ringUs / jettyUs <= 1.15));
         ctx.note(String.format(Locale.ROOT, "Goal without the sleep, weft-ring >= 90%% of plain Jetty's req/s and CPU per"
                         + " request within 1.15x: %.1f%% (%s), %s.",
-                100 * nosleepOfJetty, nosleepOfJetty >= 0.90 ? "met" : "missed", cpu));
+                100 * nosleepOfJetty, ctx.verdict(nosleepOfJetty >= 0.90), cpu));
         Object ringThreads = measured.get(SPECS.get(3)).scheduler().get("peak_platform_threads");
         Object jettyThreads = measured.get(SPECS.get(4)).scheduler().get("peak_platform_threads");
         ctx.note("Platform threads at 1,000 connections (the whole server JVM, GC and JIT included): weft-ring " + ringThreads
