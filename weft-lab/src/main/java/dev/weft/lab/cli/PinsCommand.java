@@ -6,6 +6,7 @@ import dev.weft.lab.report.Json;
 import dev.weft.pin.PinAggregator;
 import dev.weft.pin.PinEvent;
 import dev.weft.pin.PinReport;
+import dev.weft.thread.Durations;
 import dev.weft.thread.SchedulerSampler;
 import dev.weft.thread.SchedulerSamples;
 import dev.weft.thread.SchedulerSnapshot;
@@ -99,7 +100,7 @@ final class PinsCommand implements Callable<Integer> {
         }
         try (target) {
             err.printf(Locale.ROOT, "weft pins: recording pinned virtual threads in JVM %d (%s, Java %s) for %s ...%n",
-                    pid, target.name, target.javaVersion, human(duration));
+                    pid, target.name, target.javaVersion, Durations.human(duration));
             err.flush();
             PinReport report = target.record(duration);
             PrintWriter out = spec.commandLine().getOut();
@@ -111,7 +112,7 @@ final class PinsCommand implements Callable<Integer> {
                 m.putAll(report.toMap());
                 out.println(Json.string(m));
             } else {
-                out.printf(Locale.ROOT, "JVM %d (%s, Java %s), %s:%n", pid, target.name, target.javaVersion, human(duration));
+                out.printf(Locale.ROOT, "JVM %d (%s, Java %s), %s:%n", pid, target.name, target.javaVersion, Durations.human(duration));
                 out.print(report.toText());
             }
             out.flush();
@@ -354,16 +355,6 @@ final class PinsCommand implements Callable<Integer> {
     private static Duration samplingInterval(Duration d) {
         long ms = Math.max(100, Math.min(5_000, d.toMillis() / 20));
         return Duration.ofMillis(ms);
-    }
-
-    private static String human(Duration d) {
-        if (d.toMillis() < 1_000) {
-            return d.toMillis() + " ms";
-        }
-        if (d.toMillis() % 1_000 == 0 && d.toSeconds() < 600) {
-            return d.toSeconds() + " s";
-        }
-        return d.toSeconds() < 600 ? String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0) : d.toMinutes() + " min";
     }
 
     /** Parses {@code 500ms}, {@code 30s}, {@code 1.5m}, {@code 2h} and ISO-8601 ({@code PT30S}). */
