@@ -35,7 +35,6 @@ import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
-import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import jdk.management.jfr.FlightRecorderMXBean;
 import picocli.CommandLine;
@@ -135,7 +134,7 @@ final class PinsCommand implements Callable<Integer> {
     /** A JVM attached to over JMX. */
     static final class Target implements AutoCloseable {
         private static final String PINNED = PinEvent.JFR_EVENT;
-        private static final String SUBMIT_FAILED = "jdk.VirtualThreadSubmitFailed";
+        private static final String SUBMIT_FAILED = PinAggregator.SUBMIT_FAILED_JFR_EVENT;
 
         final long pid;
         final String name;
@@ -270,15 +269,7 @@ final class PinsCommand implements Callable<Integer> {
         private static PinReport aggregate(Path file, Instant from, Instant to, SchedulerSamples samples) throws IOException {
             PinAggregator sites = new PinAggregator(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.DEFAULT_MAX_SITES);
             try (RecordingFile in = new RecordingFile(file)) {
-                while (in.hasMoreEvents()) {
-                    RecordedEvent e = in.readEvent();
-                    String type = e.getEventType().getName();
-                    if (type.equals(PINNED)) {
-                        sites.add(PinEvent.of(e));
-                    } else if (type.equals(SUBMIT_FAILED)) {
-                        sites.addSubmitFailure(e.hasField("exceptionMessage") ? e.getString("exceptionMessage") : null);
-                    }
-                }
+                sites.addAll(in, e -> true);   // the recording is this command's own: everything in it counts
             }
             return sites.report(from, to, Duration.ZERO, samples);
         }
