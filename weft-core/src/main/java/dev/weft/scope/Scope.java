@@ -125,8 +125,7 @@ public final class Scope implements AutoCloseable {
     /** Owner states while it waits for a permit in fork; see {@link #acquirePermit()}. */
     private static final int NOT_WAITING = 0;
     private static final int WAITING = 1;
-    private static final int INTERRUPTING = 2;
-    private static final int INTERRUPTED = 3;
+    private static final int INTERRUPTED = 2;
 
     private final String name;
     private final Policy policy;
@@ -138,6 +137,7 @@ public final class Scope implements AutoCloseable {
     private final Duration timeout;
     private final long deadlineNanos;
     private final AtomicInteger ownerWait = new AtomicInteger(NOT_WAITING);
+    private final ReentrantLock interrupting = new ReentrantLock();   // a canceller interrupting the owner's wait
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
@@ -324,10 +324,12 @@ public final class Scope implements AutoCloseable {
      *
      * <p>The owner tells an interrupt from a canceller from one from anyone else: only the latter
      * cancels the scope and stays set for {@code join} to throw. A canceller moves
-     * {@code ownerWait} from WAITING to INTERRUPTING, interrupts, then sets INTERRUPTED; an owner
-     * that finds its wait taken over waits for INTERRUPTED and clears that one interrupt, so none
-     * leaks into the owner's code. (An outside interrupt at the same instant as a cancel is
-     * absorbed by it; the scope is cancelled either way.)
+     * {@code ownerWait} from WAITING to INTERRUPTED and interrupts, both under
+     * {@code interrupting}; an owner that finds its wait taken over takes that lock too, so it
+     * runs only once the interrupt is delivered, and clears it, so none leaks into the owner's
+     * code. (An outside interrupt at the same instant as a cancel is absorbed by it; the scope is
+     * cancelled either way.) Parking on the lock rather than spinning keeps a virtual owner from
+     * holding a carrier the canceller may need.
      */
     private Limiter.Permit acquirePermit() {
         Limiter.Permit permit = null;
@@ -341,12 +343,14 @@ public final class Scope implements AutoCloseable {
             interrupted = true;
         } finally {
             if (!ownerWait.compareAndSet(WAITING, NOT_WAITING)) {
-                while (ownerWait.get() != INTERRUPTED) {
-                    Thread.onSpinWait();
+                interrupting.lock();
+                try {
+                    Thread.interrupted();
+                    interrupted = false;
+                    ownerWait.set(NOT_WAITING);
+                } finally {
+                    interrupting.unlock();
                 }
-                Thread.interrupted();
-                interrupted = false;
-                ownerWait.set(NOT_WAITING);
             }
         }
         if (interrupted) {
@@ -512,9 +516,15 @@ public final class Scope implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        if (ownerWait.compareAndSet(WAITING, INTERRUPTING)) {
-            owner.interrupt();   // end its wait for a permit: nothing more starts in this scope
-            ownerWait.set(INTERRUPTED);
+        if (ownerWait.get() == WAITING) {
+            interrupting.lock();
+            try {
+                if (ownerWait.compareAndSet(WAITING, INTERRUPTED)) {
+                    owner.interrupt();   // end its wait for a permit: nothing more starts in this scope
+                }
+            } finally {
+                interrupting.unlock();
+            }
         }
         Thread self = Thread.currentThread();
         int n = (int) forkCount;          // read the count first: the array is at least as new
