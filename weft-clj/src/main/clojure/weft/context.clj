@@ -30,7 +30,7 @@
   On JDK 25+ the bindings live in a java.lang.ScopedValue; on JDK 21-24 in a ThreadLocal
   with the same semantics. The Java API is dev.weft.context.Context and ContextKey: one
   concept, one name, in Java, Clojure and Kotlin."
-  (:refer-clojure :exclude [key])
+  (:refer-clojure :exclude [key bound?])
   (:import (dev.weft.context Context Context$Bindings Context$CallableOp Context$Snapshot ContextKey)
            (java.util.concurrent Callable CompletionService Executor ExecutorService)))
 
@@ -143,16 +143,19 @@
   that is checked when the form is compiled, and a dynamic var, a local or nil there is an
   error naming the fix. Values are evaluated in order, before any is bound. The bindings
   are seen by the body, by everything it calls in this thread, and by every thread weft
-  starts from there; they end when the body returns. Returns the body's value."
+  starts from there; they end when the body returns. Returns the body's value. With no
+  bindings, `(with-context [] body)`, it evaluates the body, as `binding` does."
   [bindings & body]
   (check-binding-vector! bindings &env)
-  (let [pairs (partition 2 bindings)
-        vals (repeatedly (count pairs) #(gensym "v"))]
-    `(let [~@(interleave vals (map second pairs))]
-       (.call ~(reduce (fn [acc [[k _] v]] `(.where ~acc (key ~k) ~v))
-                       `(Context/where (key ~(ffirst pairs)) ~(first vals))
-                       (map vector (rest pairs) (rest vals)))
-              (op (^{:once true} fn* [] ~@body))))))
+  (if (empty? bindings)
+    `(do ~@body)
+    (let [pairs (partition 2 bindings)
+          vals (repeatedly (count pairs) #(gensym "v"))]
+      `(let [~@(interleave vals (map second pairs))]
+         (.call ~(reduce (fn [acc [[k _] v]] `(.where ~acc (key ~k) ~v))
+                         `(Context/where (key ~(ffirst pairs)) ~(first vals))
+                         (map vector (rest pairs) (rest vals)))
+                (op (^{:once true} fn* [] ~@body)))))))
 
 (defn with-context*
   "Calls `f` (no arguments) with the context keys of `bindings`, a map from key (a
@@ -174,8 +177,10 @@
   ([k] (.get (key k)))
   ([k not-found] (.orElse (key k) not-found)))
 
-(defn bound-in-thread?
-  "True when context key `k` is bound in this thread (to any value, nil included)."
+(defn bound?
+  "True when context key `k` is bound where this code runs (to any value, nil included): by a
+  `with-context` around it in this thread, or conveyed to this thread from the one that
+  started it. The key's default does not count. Java: ContextKey.isBound."
   [k]
   (.isBound (key k)))
 

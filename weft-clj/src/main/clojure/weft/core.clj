@@ -19,8 +19,8 @@
 
   For structured concurrency (forks that end before their scope, `pmap`, `race`) see
   `weft.scope`; for context keys, `weft.context`."
-  (:import (clojure.lang Var)
-           (dev.weft.context Context Context$CallableOp Context$Snapshot)
+  (:require [weft.impl :as impl])
+  (:import (dev.weft.context Context Context$CallableOp Context$Snapshot)
            (dev.weft.thread SchedulerSnapshot ThreadPolicy WeftThreads)
            (java.util.concurrent Callable ExecutionException ExecutorService Future
                                  FutureTask ThreadFactory TimeUnit TimeoutException)))
@@ -64,35 +64,14 @@
   ([] (.isVirtual (Thread/currentThread)))
   ([^Thread thread] (.isVirtual thread)))
 
-(def ^:private root-binding-frame
-  "The binding frame of a thread with no dynamic binding in effect (Var$Frame/TOP, which is
-  not public), read from a fresh thread."
-  (let [frame (promise)]
-    (.join (.start (Thread/ofVirtual) ^Runnable (fn [] (deliver frame (Var/getThreadBindingFrame)))))
-    @frame))
-
-(defn binding-conveyor
-  "A function of one argument `f` that returns `f` wrapped to run, in whatever thread, with
-  the dynamic bindings in effect now (the binding frame, captured once here in O(1), as
-  `clojure.core/future` conveys it). When no dynamic binding is in effect it returns `f`
-  itself, so a fresh virtual thread pays nothing. weft's forks use it; it is public for
-  other weft namespaces that start threads."
-  []
-  (let [frame (Var/getThreadBindingFrame)]
-    (if (identical? frame root-binding-frame)
-      identity
-      (let [frame (Var/cloneThreadBindingFrame)]
-        (fn [f]
-          (fn []
-            (Var/resetThreadBindingFrame frame)
-            (f)))))))
-
 (defn- convey
   "f, wrapped to run with the caller's dynamic bindings and context keys."
   [f]
-  (let [f ((binding-conveyor) f)
+  (let [f ((impl/binding-conveyor) f)
         ^Context$Snapshot ctx (Context/capture)]
-    (if (zero? (.size ctx))
+    ;; Every snapshot that binds nothing is the empty one; size would not do, as it leaves out
+    ;; the keys weft keeps for itself (the current scope), which must be conveyed too.
+    (if (identical? ctx (Context$Snapshot/empty))
       f
       (fn [] (.call ctx (reify Context$CallableOp (call [_] (f))))))))
 
@@ -157,9 +136,6 @@
   [& body]
   `(vfuture-call (^{:once true} fn* [] ~@body)))
 
-(defn- clojure-keys [^java.util.Map m]
-  (into {} (map (fn [[k v]] [(keyword (.replace ^String k "_" "-")) v])) m))
-
 (defn scheduler-snapshot
   "The virtual-thread scheduler and platform threads now, as a map:
   `:parallelism` target carriers, `:pool-size` carriers that exist, `:mounted-virtual-threads`,
@@ -167,4 +143,4 @@
   `:started-platform-threads`, `:scheduler-available`, `:unavailable-reason` and `:at`.
   On JDK 21-23 the scheduler figures are nil and `:unavailable-reason` says why."
   []
-  (clojure-keys (.toMap (SchedulerSnapshot/take))))
+  (impl/java->clj (.toMap (SchedulerSnapshot/take))))

@@ -17,7 +17,10 @@
     (`(:require [weft.pin :refer [no-pins? pins?]])`): clojure.test matches `is` forms by
     the symbol as written, like `thrown?`.
   Each check is exact, not timing luck: it is a JFR recording of its own that ends with a
-  marker event it commits itself (see dev.weft.pin.PinCapture).
+  marker event it commits itself (see dev.weft.pin.PinCapture). The checks are
+  dev.weft.pin.PinCheck, the same implementation as weft-junit's `@NoPins`, `@ExpectPins`
+  and `PinAssertions`; if the calling thread is interrupted while a body runs, the body's
+  thread is interrupted too and waited for.
 
   Production:
   - `monitor`: a dev.weft.pin.PinMonitor (JFR stream, pins aggregated by site, callback,
@@ -30,35 +33,21 @@
   with frames `{:class :method :line}`, innermost first."
   (:require [clojure.string :as str]
             [clojure.test :as t]
-            [weft.core :as w])
-  (:import (dev.weft.pin PinCapture PinEvent PinMonitor PinMonitor$Builder PinProbe PinReport)
+            [weft.impl :as impl])
+  (:import (clojure.lang ExceptionInfo)
+           (dev.weft.pin PinCheck PinCheck$Body PinEvent PinMonitor PinMonitor$Builder PinProbe PinReport)
            (java.lang System$Logger)
-           (java.time Duration)
-           (java.util List Map)
-           (java.util.function Consumer)))
+           (java.util.function Consumer Function)))
 
 (set! *warn-on-reflection* true)
 
-(defn- ->clj
-  "Java data from weft-core (maps with snake_case keys, lists) as Clojure data with kebab-case
-  keyword keys and vectors."
-  [x]
-  (cond
-    (instance? Map x) (persistent!
-                       (reduce (fn [m [k v]] (assoc! m (keyword (str/replace (str k) "_" "-")) (->clj v)))
-                               (transient {})
-                               x))
-    (instance? List x) (mapv ->clj x)
-    :else x))
-
-(defn- duration
-  "A java.time.Duration from a Duration or a number of milliseconds."
-  ^Duration [what x]
-  (cond
-    (instance? Duration x) x
-    (number? x) (Duration/ofNanos (long (* 1e6 (double x))))
-    :else (throw (IllegalArgumentException.
-                  (str what " must be a number of milliseconds or a java.time.Duration; got " (pr-str x))))))
+(defn- body
+  "`f` as a PinCheck body; for another thread, one that runs with the caller's dynamic
+  bindings (PinCheck conveys the context keys itself). On the calling thread they are in
+  effect already, and re-binding there would replace its binding frame for good."
+  ^PinCheck$Body [f on-virtual-thread?]
+  (let [f (if on-virtual-thread? ((impl/binding-conveyor) f) f)]
+    (reify PinCheck$Body (run [_] (f)))))
 
 (declare report)
 
@@ -71,28 +60,26 @@
 
 ;; ---- tests ----------------------------------------------------------------------------
 
+(defn- on-virtual-thread? [thread]
+  (case thread
+    :virtual true
+    :caller false
+    (throw (IllegalArgumentException. (str ":thread must be :virtual or :caller; got " (pr-str thread))))))
+
 (defn capture-call
   "Calls `f` (no arguments) and returns the dev.weft.pin.PinReport of the pins that happened
   while it ran, on any thread (every pin, however short). If `f` throws, the capture is ended
   and the exception rethrown. Options:
-  - `:thread` `:virtual` (default) runs `f` on a new virtual thread with the caller's bindings
-    (see `weft.core/vfuture-call`) and waits for it; `:caller` runs it on the calling thread,
-    where only the virtual threads it starts can pin.
+  - `:thread` `:virtual` (default) runs `f` on a new virtual thread (`weft-pin-check-<n>`)
+    with the caller's context keys and dynamic bindings, and waits for it; if the caller is
+    interrupted meanwhile, that thread is interrupted and waited for, and
+    InterruptedException thrown. `:caller` runs `f` on the calling thread, where only the
+    virtual threads it starts can pin.
   See `pins-of`."
   (^PinReport [f] (capture-call f {}))
   (^PinReport [f {:keys [thread] :or {thread :virtual}}]
-   (let [run (case thread
-               :virtual #(deref (w/vfuture-call f))
-               :caller f
-               (throw (IllegalArgumentException.
-                       (str ":thread must be :virtual or :caller; got " (pr-str thread)))))
-         capture (PinCapture/start)]
-     (try
-       (run)
-       (catch Throwable e
-         (try (.end capture) (catch Throwable ended (.addSuppressed e ended)))
-         (throw e)))
-     (.end capture))))
+   (let [virtual? (on-virtual-thread? thread)]
+     (PinCheck/capture (body f virtual?) virtual?))))
 
 (defmacro pins-of
   "Runs `body` and returns the pins that happened meanwhile as a report map (see the namespace
@@ -100,9 +87,6 @@
   tests that run concurrently in one JVM can see each other's."
   [& body]
   `(report (capture-call (^{:once true} fn* [] ~@body))))
-
-(defn- pinned-summary ^String [^PinReport r]
-  (str "pinned " (.pins r) (if (= 1 (.pins r)) " time" " times") ":\n" (.toText r)))
 
 (defmacro no-pins?
   "True when `body` pinned no virtual thread. Inside `clojure.test/is`, a failure shows every
@@ -116,23 +100,30 @@
   [& body]
   `(pos? (.pins (capture-call (^{:once true} fn* [] ~@body)))))
 
+(def ^:private ^Function violation
+  "Makes the exception PinCheck throws for a broken rule, told apart from the body's own."
+  (reify Function
+    (apply [_ message] (ex-info message {::violation true}))))
+
 (defn report-check!
-  "Reports one pinning check to clojure.test: `expect` is `:none` (no pins allowed) or `:some`
-  (pinning expected). Returns whether it passed. Used by the `is` forms of `no-pins?` and
-  `pins?`."
-  [msg form ^PinReport r expect]
-  (let [n (.pins r)
-        ok? (case expect :none (zero? n) :some (pos? n))]
-    (t/do-report {:type (if ok? :pass :fail)
-                  :message msg
-                  :expected form
-                  :actual (if (zero? n)
-                            (str "no pins (" (str/trim (.toText r)) ")")
-                            (pinned-summary r))})
-    ok?))
+  "Runs `f` (no arguments) as a pin check, on a new virtual thread, and reports it to
+  clojure.test: `expect` is `:none` (no pins allowed) or `:some` (pinning expected). A broken
+  rule is a failure whose message has every pinned stack; what `f` throws goes on (an error
+  in `is`), with a broken rule attached as suppressed. Returns whether the rule held. Used
+  by the `is` forms of `no-pins?` and `pins?`."
+  [msg form f expect]
+  (try
+    (let [r (PinCheck/verify (body f true) (case expect :none 0 :some 1) "the body" true violation)]
+      (t/do-report {:type :pass :message msg :expected form :actual (str/trim (.toText r))})
+      true)
+    (catch ExceptionInfo e
+      (if (::violation (ex-data e))
+        (do (t/do-report {:type :fail :message msg :expected form :actual (ex-message e)})
+            false)
+        (throw e)))))
 
 (defn- assert-pins [msg form expect]
-  `(report-check! ~msg '~form (capture-call (^{:once true} fn* [] ~@(rest form))) ~expect))
+  `(report-check! ~msg '~form (^{:once true} fn* [] ~@(rest form)) ~expect))
 
 (doseq [sym '[no-pins? weft.pin/no-pins?]]
   (defmethod t/assert-expr sym [msg form] (assert-pins msg form :none)))
@@ -144,7 +135,7 @@
   a class initializer, and waits for it: to see that monitoring or an assertion works. Returns
   nil."
   [ms]
-  (PinProbe/pinVirtualThread (duration "probe duration" ms)))
+  (PinProbe/pinVirtualThread (impl/duration "probe duration" ms)))
 
 ;; ---- production -----------------------------------------------------------------------
 
@@ -168,16 +159,16 @@
                         scheduler-interval scheduler-keep]
                  :or {scheduler-interval 1000 scheduler-keep 600}}]
    (let [^PinMonitor$Builder b (PinMonitor/builder)]
-     (when (some? threshold) (.threshold b (duration ":threshold" threshold)))
+     (when (some? threshold) (.threshold b (impl/duration ":threshold" threshold)))
      (when top-frames (.topFrames b (int top-frames)))
      (when max-sites (.maxSites b (int max-sites)))
      (when on-pin
        (.onPin b (reify Consumer
-                   (accept [_ pin] (on-pin (->clj (.toMap ^PinEvent pin)))))))
-     (when summary-every (.summaryEvery b (duration ":summary-every" summary-every)))
+                   (accept [_ pin] (on-pin (impl/java->clj (.toMap ^PinEvent pin)))))))
+     (when summary-every (.summaryEvery b (impl/duration ":summary-every" summary-every)))
      (when logger
        (.logger b (if (instance? System$Logger logger) logger (System/getLogger (str logger)))))
-     (.sampleScheduler b (duration ":scheduler-interval" scheduler-interval) (int scheduler-keep))
+     (.sampleScheduler b (impl/duration ":scheduler-interval" scheduler-interval) (int scheduler-keep))
      (.start b))))
 
 (defn report
@@ -185,7 +176,7 @@
   started, waiting until JFR has delivered everything before the call (JFR delivers once a
   second); or of a dev.weft.pin.PinReport (e.g. from `capture-call`)."
   [monitor-or-report]
-  (->clj (.toMap (as-report monitor-or-report))))
+  (impl/java->clj (.toMap (as-report monitor-or-report))))
 
 (defn report-text
   "The report of a PinMonitor (taken now) or of a PinReport, as text for people: sites with
@@ -197,4 +188,4 @@
   "Stops `monitor` (recording and sampling) and returns its final report as a map. Calling it
   again returns the same report."
   [^PinMonitor monitor]
-  (->clj (.toMap (.stop monitor))))
+  (impl/java->clj (.toMap (.stop monitor))))

@@ -28,17 +28,20 @@
                       :first-success (the first success cancels the rest; `join` throws
                       only when all failed), or :await-all (`join` waits for every fork
                       and throws none of their exceptions)
-    :timeout          milliseconds, or a java.time.Duration: the scope is cancelled when it
-                      passes and `join` throws java.util.concurrent.TimeoutException
-    :deadline         a java.time.Instant, the same as :timeout at a point in time
+    :timeout          milliseconds (a number, 0 or more), or a java.time.Duration, counted
+                      from when the scope opens: the scope is cancelled when it passes and
+                      `join` throws java.util.concurrent.TimeoutException
+    :deadline         a java.time.Instant, the same as :timeout at a point in time; give
+                      one of :timeout and :deadline
     :max-concurrency  at most this many forks run at once; `fork` waits in the owner for
-                      one to end, so a million elements hold at most this many threads
+                      one to end (or for the scope to be cancelled), so a million elements
+                      hold at most this many threads running
     :limiter          a dev.weft.limit.Limiter whose permits the forks hold (shared with
-                      other code); instead of :max-concurrency
+                      other code); give one of :limiter and :max-concurrency
 
   The Java API is dev.weft.scope.Scope and Subtask."
   (:refer-clojure :exclude [pmap pcalls])
-  (:require [weft.core :as core])
+  (:require [weft.impl :as impl])
   (:import (dev.weft.limit Limiter)
            (dev.weft.scope Scope Scope$Builder Scope$Policy Subtask Subtask$State)
            (java.time Duration Instant)
@@ -53,13 +56,24 @@
 
 (def ^:private option-keys #{:name :policy :timeout :deadline :max-concurrency :limiter})
 
-(defn- ^Duration duration [t]
-  (cond
-    (instance? Duration t) t
-    (and (integer? t) (not (neg? (long t)))) (Duration/ofMillis (long t))
-    :else (throw (IllegalArgumentException.
-                  (str ":timeout must be milliseconds (a non-negative integer) or a java.time.Duration; got "
-                       (pr-str t))))))
+(def ^:private exclusive-options
+  "Options of which a scope takes one: given both, one would silently win."
+  [[:timeout :deadline "a scope has one deadline"]
+   [:max-concurrency :limiter "a :limiter already caps how many forks run: build it with the permits you want"]])
+
+(defn- check-options!
+  "Throws IllegalArgumentException naming the fix for options that are not a map, unknown
+  keys, or two options of which a scope takes one."
+  [opts]
+  (when-not (or (nil? opts) (map? opts))
+    (throw (IllegalArgumentException. (str "scope options must be a map, like {:timeout 1000}; got " (pr-str opts)))))
+  (when-let [unknown (seq (remove option-keys (keys opts)))]
+    (throw (IllegalArgumentException.
+            (str "unknown scope option(s) " (pr-str (vec unknown)) "; known: " (pr-str (sort option-keys))))))
+  (doseq [[a b why] exclusive-options]
+    (when (and (some? (get opts a)) (some? (get opts b)))
+      (throw (IllegalArgumentException.
+              (str "scope options " a " and " b " were both given; keep one (" why ")"))))))
 
 (defn open
   "Opens a dev.weft.scope.Scope owned by the calling thread, configured by `opts` (see the
@@ -68,11 +82,7 @@
   an unknown option or a bad value."
   (^Scope [] (open {}))
   (^Scope [opts]
-   (when-not (or (nil? opts) (map? opts))
-     (throw (IllegalArgumentException. (str "scope options must be a map, like {:timeout 1000}; got " (pr-str opts)))))
-   (when-let [unknown (seq (remove option-keys (keys opts)))]
-     (throw (IllegalArgumentException.
-             (str "unknown scope option(s) " (pr-str (vec unknown)) "; known: " (pr-str (sort option-keys))))))
+   (check-options! opts)
    (let [{:keys [name policy timeout deadline max-concurrency limiter]} opts
          ^Scope$Builder b (Scope/builder)]
      (when name (.name b (str name)))
@@ -80,7 +90,7 @@
        (.policy b (or (policies policy)
                       (throw (IllegalArgumentException.
                               (str ":policy must be one of " (pr-str (sort (keys policies))) "; got " (pr-str policy)))))))
-     (when timeout (.timeout b (duration timeout)))
+     (when (some? timeout) (.timeout b (impl/duration ":timeout" timeout)))
      (when deadline
        (if (instance? Instant deadline)
          (.deadline b ^Instant deadline)
@@ -122,14 +132,24 @@
      (close-scope! ~sym nil)
      result#))
 
+(defn- outcome
+  "The value of `subtask` in state `s`, or what it throws."
+  [^Subtask subtask s]
+  (condp identical? s
+    Subtask$State/SUCCESS (.get subtask)
+    Subtask$State/FAILED (throw (.exception subtask))
+    Subtask$State/CANCELLED (throw (CancellationException. (str subtask " was cancelled; it has no value")))
+    (throw (IllegalStateException. (str subtask " is still running; (join scope) before deref")))))
+
 (deftype Fork [^Subtask subtask]
   clojure.lang.IDeref
-  (deref [_]
-    (condp identical? (.state subtask)
-      Subtask$State/SUCCESS (.get subtask)
-      Subtask$State/FAILED (throw (.exception subtask))
-      Subtask$State/CANCELLED (throw (CancellationException. (str subtask " was cancelled; it has no value")))
-      (throw (IllegalStateException. (str subtask " is still running; (join scope) before deref")))))
+  (deref [_] (outcome subtask (.state subtask)))
+  clojure.lang.IBlockingDeref
+  (deref [_ timeout-ms timeout-val]
+    (let [s (.await subtask (Duration/ofMillis (max 0 (long timeout-ms))))]   ; as a future's deref, below 0 is 0
+      (if (identical? Subtask$State/RUNNING s)
+        timeout-val
+        (outcome subtask s))))
   clojure.lang.IPending
   (isRealized [_] (not (identical? Subtask$State/RUNNING (.state subtask)))))
 
@@ -137,20 +157,29 @@
   "Forks `f` (no arguments) in `scope` on a new virtual thread, with the caller's context
   keys and dynamic bindings, and returns the fork. After `join`, deref it for its value: it
   rethrows the fork's own exception if it failed, and throws CancellationException if the
-  scope cancelled it. Only the scope's owner may fork: anyone else gets
-  WrongThreadException, and a closed scope IllegalStateException."
+  scope cancelled it; before, `@fork` throws IllegalStateException, while
+  `(deref fork timeout-ms timeout-val)` waits at most `timeout-ms` for the fork to complete
+  (from any thread; the owner must still `join`) and returns `timeout-val` if it has not.
+  Only the scope's owner may fork: anyone else gets WrongThreadException, and a closed
+  scope IllegalStateException."
   [^Scope scope f]
-  (Fork. (.fork scope ^Callable ((core/binding-conveyor) f))))
+  (Fork. (.fork scope ^Callable ((impl/binding-conveyor) f))))
 
 (defmacro fork
   "Forks `body` in `scope`; see `fork-call`."
   [scope & body]
   `(fork-call ~scope (^{:once true} fn* [] ~@body)))
 
+(def ^:private states
+  {Subtask$State/RUNNING :running
+   Subtask$State/SUCCESS :success
+   Subtask$State/FAILED :failed
+   Subtask$State/CANCELLED :cancelled})
+
 (defn state
   "The state of fork `f`: :running, :success, :failed or :cancelled."
   [^Fork f]
-  (keyword (.toLowerCase (str (.state ^Subtask (.-subtask f))))))
+  (states (.state ^Subtask (.-subtask f))))
 
 (defn exception
   "The exception fork `f` failed with, or nil when it did not fail."
@@ -184,7 +213,7 @@
   "Forks `(g x)` for every x in `xs` in a scope configured by `opts`; joins; returns the
   scope's subtasks in order."
   [opts g xs]
-  (let [convey (core/binding-conveyor)]
+  (let [convey (impl/binding-conveyor)]
     (with-scope [s opts]
       (let [tasks (reduce (fn [acc x] (conj! acc (.fork s ^Callable (convey (fn [] (g x))))))
                           (transient [])
@@ -196,6 +225,9 @@
   (persistent! (reduce (fn [acc ^Subtask t] (conj! acc (.get t))) (transient []) tasks)))
 
 (defn- check-opts [what opts]
+  (when-not (or (nil? opts) (map? opts))
+    (throw (IllegalArgumentException.
+            (str what " options must be a map, like {:max-concurrency 16}; got " (pr-str opts)))))
   (when (contains? opts :policy)
     (throw (IllegalArgumentException.
             (str what " has its own policy; :policy is for with-scope (use race for first success)")))))

@@ -13,7 +13,7 @@
   (is (nil? @user))
   (is (= 3 @retries))
   (is (= :nobody (c/value user :nobody)))
-  (is (false? (c/bound-in-thread? user)))
+  (is (false? (c/bound? user)))
   (is (= "Retries, for tests." (:doc (meta #'retries))))
   (is (c/context-key? retries))
   (is (= "#weft/context weft.context-test/retries" (pr-str retries))))
@@ -26,7 +26,12 @@
   (testing "values are evaluated before any key is bound"
     (is (= [nil :x] (with-context [user :x retries @user] [@retries @user]))))
   (testing "nil is a value"
-    (is (true? (with-context [user nil] (c/bound-in-thread? user)))))
+    (is (true? (with-context [user nil] (c/bound? user)))))
+  (testing "a key conveyed to another thread is bound there too"
+    (is (true? (with-context [user :ann] @(w/vfuture (c/bound? user))))))
+  (testing "no bindings: the body runs, as with binding"
+    (is (= [:body nil] (with-context [] [:body @user])))
+    (is (= :last (with-context [] :first :last))))
   (testing "bindings end when the body throws"
     (is (thrown? clojure.lang.ExceptionInfo (with-context [user :ann] (throw (ex-info "boom" {})))))
     (is (nil? @user))))

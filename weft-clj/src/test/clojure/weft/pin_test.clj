@@ -53,14 +53,42 @@
     (is (= :fail (:type r)))
     (is (= "pinning is a bug here" (:message r)))
     (is (= '(no-pins? (pin/probe! 5)) (:expected r)))
-    (is (str/starts-with? (:actual r) "pinned 1 time:\n1 pin at 1 site"))
+    (is (str/starts-with? (:actual r) "expected no pinned virtual threads, but the body pinned once:\n1 pin at 1 site"))
     (is (str/includes? (:actual r) (str "at " probe-init ".<clinit>")) "the stack is in the message")))
 
 (deftest pins?-expects-pinning
   (is (pins? (pin/probe! 5)))
   (let [[r] (reports-of #(is (pins? (+ 1 2))))]
     (is (= :fail (:type r)))
-    (is (str/starts-with? (:actual r) "no pins"))))
+    (is (= "expected the body to pin a virtual thread at least once, but it pinned 0 times" (:actual r)))))
+
+(deftest a-body-that-throws-is-an-error-with-the-broken-rule-attached
+  (let [[r] (reports-of #(is (no-pins? (pin/probe! 1) (throw (ex-info "mine" {})))))]
+    (is (= :error (:type r)))
+    (is (= "mine" (ex-message (:actual r))))
+    (is (str/includes? (ex-message (first (.getSuppressed ^Throwable (:actual r)))) "pinned once"))))
+
+(deftest interrupting-the-caller-interrupts-the-body-and-waits-for-it
+  (let [body-thread (promise)
+        body-interrupted (java.util.concurrent.CountDownLatch. 1)
+        caller-got (promise)
+        caller (Thread/startVirtualThread
+                (fn []
+                  (try (pin/capture-call
+                        (fn []
+                          (deliver body-thread (Thread/currentThread))
+                          (try (.await (java.util.concurrent.CountDownLatch. 1))
+                               (catch InterruptedException e
+                                 (.countDown body-interrupted)
+                                 (Thread/sleep 20)   ; still busy: the caller must wait for it
+                                 (throw e)))))
+                       (catch Throwable t (deliver caller-got t)))))]
+    (is (.isAlive ^Thread @body-thread) "the body runs, blocked")
+    (.interrupt caller)
+    (.join caller)
+    (is (instance? InterruptedException @caller-got))
+    (is (zero? (.getCount body-interrupted)) "the body was interrupted")
+    (is (not (.isAlive ^Thread @body-thread)) "and had ended when capture-call threw")))
 
 (deftest the-qualified-forms-work-too
   (is (weft.pin/no-pins? :ok))
@@ -79,6 +107,10 @@
                              (pin/pins-of (deliver seen [(.isVirtual (Thread/currentThread)) *bound*]))
                              @seen)))
         "a virtual thread, with the caller's bindings")
+    (is (= :bound (binding [*bound* :bound]
+                    (pin/capture-call (fn []) {:thread :caller})
+                    *bound*))
+        "on the caller's thread its bindings stay as they were")
     (is (thrown-with-msg? IllegalArgumentException #":thread must be :virtual or :caller"
                           (pin/capture-call (fn []) {:thread :green})))))
 
@@ -108,9 +140,9 @@
           (is (= last-report (pin/stop! m)) "stop! is idempotent"))))))
 
 (deftest options-are-checked
-  (is (thrown-with-msg? IllegalArgumentException #":threshold must be a number of milliseconds"
+  (is (thrown-with-msg? IllegalArgumentException #":threshold must be milliseconds \(a number, 0 or more\)"
                         (pin/monitor {:threshold "20ms"})))
-  (is (thrown-with-msg? IllegalArgumentException #"0 records every pin"
+  (is (thrown-with-msg? IllegalArgumentException #":threshold must be milliseconds .*; got -1"
                         (pin/monitor {:threshold -1})))
   (is (thrown-with-msg? IllegalArgumentException #"expected a PinMonitor or a PinReport"
                         (pin/report-text {:pins 0}))))

@@ -56,7 +56,7 @@
     (let [leaked (with-scope [sc {:name "gone"}] sc)]
       (is (thrown-with-msg? IllegalStateException #"scope gone is closed" (fork leaked 1)))))
   (testing "forks never joined"
-    (is (thrown-with-msg? IllegalStateException #"join\(\) before close\(\)"
+    (is (thrown-with-msg? IllegalStateException #"Join the scope before it closes, or cancel it .*Clojure: weft.scope/join / cancel!"
                           (with-scope [sc] (fork sc 1) :no-join))))
   (testing "a body that throws cancels its forks and its exception goes on"
     (let [interrupted (CountDownLatch. 1)
@@ -75,7 +75,44 @@
     (is (thrown-with-msg? IllegalArgumentException #":policy is for with-scope"
                           (s/pmap inc [1] {:policy :await-all})))
     (is (thrown-with-msg? IllegalArgumentException #":timeout must be milliseconds"
-                          (s/pmap inc [1] {:timeout -1})))))
+                          (s/pmap inc [1] {:timeout -1})))
+    (is (thrown-with-msg? IllegalArgumentException #":timeout must be milliseconds"
+                          (s/pmap inc [1] {:timeout (java.time.Duration/ofMillis -1)})))
+    (is (thrown-with-msg? IllegalArgumentException #"pmap options must be a map, like \{:max-concurrency 16\}; got \[:x\]"
+                          (s/pmap inc [1 2] [:x])))
+    (is (thrown-with-msg? IllegalArgumentException #"scope options must be a map"
+                          (with-scope [sc [:x]] sc)))
+    (is (thrown-with-msg? IllegalArgumentException #"options :timeout and :deadline were both given; keep one"
+                          (s/pmap inc [1] {:timeout 10 :deadline (java.time.Instant/now)})))
+    (is (thrown-with-msg? IllegalArgumentException #"options :max-concurrency and :limiter were both given; keep one"
+                          (with-scope [sc {:max-concurrency 1 :limiter (dev.weft.limit.Limiter/of "l" 5)}] sc)))
+    (is (= [2 3] (s/pmap inc [1 2] {:timeout 1500.5})) "fractional milliseconds are a timeout too")))
+
+(deftest states-are-keywords-in-any-locale
+  (let [default (java.util.Locale/getDefault)]
+    (try
+      (java.util.Locale/setDefault (java.util.Locale/forLanguageTag "tr-TR"))   ; lower-cases I to dotless ı
+      (with-scope [sc {:policy :await-all}]
+        (let [ok (fork sc :ok)
+              bad (fork sc (throw (ex-info "x" {})))]
+          (join sc)
+          (is (= :success (s/state ok)))
+          (is (= :failed (s/state bad)))))
+      (finally (java.util.Locale/setDefault default)))))
+
+(deftest a-fork-can-be-derefed-with-a-timeout
+  (let [release (CountDownLatch. 1)]
+    (with-scope [sc]
+      (let [f (fork sc (.await release) :done)
+            failing (fork sc (.await release) (throw (ex-info "bad" {})))]
+        (is (= :pending (deref f 10 :pending)) "still running: the timeout value after waiting")
+        (is (= :pending (deref f -5 :pending)) "a negative timeout waits not at all, as for a future")
+        (is (not (realized? f)))
+        (.countDown release)
+        (is (= :done (deref f 30000 :pending)) "completed within the wait: its value")
+        (is (thrown-with-msg? clojure.lang.ExceptionInfo #"bad" (deref failing 30000 :pending))
+            "a failed fork rethrows its own exception")
+        (is (thrown? clojure.lang.ExceptionInfo (join sc)))))))
 
 (deftest deadlines-cancel
   (let [interrupted (CountDownLatch. 1)

@@ -10,7 +10,7 @@ import java.util.Locale;
  */
 abstract class Binder {
 
-    static final Binder INSTANCE = select();
+    static final Binder INSTANCE = selectOrExplain();
 
     /** The bindings in effect in the current thread. */
     abstract Context.Snapshot current();
@@ -23,6 +23,19 @@ abstract class Binder {
 
     /** {@code scoped-value} or {@code thread-local}. */
     abstract String name();
+
+    /**
+     * The binder the system property asks for, or one that explains a bad setting at every use:
+     * thrown from this class's initializer, the error would surface once as an
+     * ExceptionInInitializerError and then as a NoClassDefFoundError that no longer says why.
+     */
+    private static Binder selectOrExplain() {
+        try {
+            return select();
+        } catch (IllegalStateException e) {
+            return new Misconfigured(e.getMessage());
+        }
+    }
 
     private static Binder select() {
         String wanted = System.getProperty(Context.IMPLEMENTATION_PROPERTY, "").strip().toLowerCase(Locale.ROOT);
@@ -56,6 +69,39 @@ abstract class Binder {
             return (Binder) Class.forName("dev.weft.context.ScopedValueBinder").getDeclaredConstructor().newInstance();
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;
+        }
+    }
+
+    /** Stands in for a binder when {@value Context#IMPLEMENTATION_PROPERTY} is set wrong: every use says how to fix it. */
+    private static final class Misconfigured extends Binder {
+        private final String message;
+
+        Misconfigured(String message) {
+            this.message = message;
+        }
+
+        private IllegalStateException error() {
+            return new IllegalStateException(message);
+        }
+
+        @Override
+        Context.Snapshot current() {
+            throw error();
+        }
+
+        @Override
+        void run(Context.Snapshot bindings, Runnable body) {
+            throw error();
+        }
+
+        @Override
+        <T, X extends Throwable> T call(Context.Snapshot bindings, Context.CallableOp<? extends T, X> body) {
+            throw error();
+        }
+
+        @Override
+        String name() {
+            throw error();
         }
     }
 }

@@ -40,7 +40,9 @@ import java.util.concurrent.ExecutorService;
  * 21-24, where {@code ScopedValue} is a preview API, in a plain {@code ThreadLocal} that is set for
  * the body and restored after it, with the same semantics. The system property
  * {@value #IMPLEMENTATION_PROPERTY} ({@code scoped-value} or {@code thread-local}) chooses one
- * explicitly; {@link #implementation()} says which is in use.
+ * explicitly; {@link #implementation()} says which is in use. Set to anything else (or to
+ * {@code scoped-value} on JDK 21-24), it makes every use of context keys throw an
+ * {@link IllegalStateException} that names the fix.
  *
  * <p>Memory consistency effects: actions in a thread before {@link #capture()} happen-before the
  * snapshot's task runs only through the hand-off that carries it (starting a thread, submitting to
@@ -122,7 +124,11 @@ public final class Context {
         return service instanceof ContextCompletionService<V> c ? c : new ContextCompletionService<>(service);
     }
 
-    /** Which implementation keeps the bindings in this JVM: {@code scoped-value} or {@code thread-local}. */
+    /**
+     * Which implementation keeps the bindings in this JVM: {@code scoped-value} or {@code thread-local}.
+     *
+     * @throws IllegalStateException if {@value #IMPLEMENTATION_PROPERTY} names no usable implementation
+     */
     public static String implementation() {
         return Binder.INSTANCE.name();
     }
@@ -208,6 +214,7 @@ public final class Context {
     /**
      * The keys bound in one thread at one moment, with their values: what conveyance carries from
      * the thread that hands work over to the thread that runs it. Immutable and safe to share.
+     * Every snapshot that binds no key is {@link #empty()} itself.
      * Running a body with a snapshot puts <em>exactly</em> its bindings in effect: a key bound
      * where the body runs but not in the snapshot is unbound for the body.
      */
@@ -284,16 +291,30 @@ public final class Context {
             return i < 0 ? key.defaultValue() : (T) values[i];
         }
 
-        /** How many keys this snapshot binds. */
+        /** How many keys this snapshot binds, {@link ContextKey#hidden hidden} keys left out. */
         public int size() {
-            return keys.length;
+            int n = 0;
+            for (ContextKey<?> k : keys) {
+                n += k.isHidden() ? 0 : 1;
+            }
+            return n;
         }
 
-        /** The bindings as an unmodifiable map from key to value, in the order they were bound. */
+        /** True when this snapshot binds no key at all, hidden ones included: running a body with it binds nothing. */
+        boolean bindsNothing() {
+            return keys.length == 0;
+        }
+
+        /**
+         * The bindings as an unmodifiable map from key to value, in the order they were bound,
+         * {@link ContextKey#hidden hidden} keys left out.
+         */
         public Map<ContextKey<?>, Object> toMap() {
             Map<ContextKey<?>, Object> m = new LinkedHashMap<>();
             for (int i = 0; i < keys.length; i++) {
-                m.put(keys[i], values[i]);
+                if (!keys[i].isHidden()) {
+                    m.put(keys[i], values[i]);
+                }
             }
             return Collections.unmodifiableMap(m);
         }
@@ -329,8 +350,12 @@ public final class Context {
 
         static String describe(ContextKey<?>[] keys, Object[] values, int n) {
             StringBuilder b = new StringBuilder("{");
+            String sep = "";
             for (int i = 0; i < n; i++) {
-                b.append(i == 0 ? "" : ", ").append(keys[i].name()).append('=').append(values[i]);
+                if (!keys[i].isHidden()) {
+                    b.append(sep).append(keys[i].name()).append('=').append(values[i]);
+                    sep = ", ";
+                }
             }
             return b.append('}').toString();
         }

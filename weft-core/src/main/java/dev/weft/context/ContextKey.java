@@ -28,30 +28,51 @@ import java.util.Objects;
  * <p>Keys are compared by identity: two keys of the same name are different keys. Declare each
  * one once, in a {@code static final} field.
  *
+ * <p>A library that conveys state of its own with the user's keys (weft's scopes do: the current
+ * scope) declares a {@link #hidden} key: it is conveyed like any other, but a snapshot's views
+ * ({@link Context.Snapshot#size()}, {@link Context.Snapshot#toMap()}, {@code toString}) leave it
+ * out, so that users see only their own keys.
+ *
  * @param <T> the type of the value
  */
 public final class ContextKey<T> {
 
     private final String name;
     private final T defaultValue;
+    private final boolean hidden;
 
-    private ContextKey(String name, T defaultValue) {
+    private ContextKey(String name, T defaultValue, boolean hidden) {
         Objects.requireNonNull(name, "name");
         if (name.isBlank()) {
             throw new IllegalArgumentException("a context key needs a name for messages and debugging, e.g. \"request-id\"");
         }
         this.name = name;
         this.defaultValue = defaultValue;
+        this.hidden = hidden;
     }
 
     /** A new key named {@code name} whose value is {@code null} where it is not bound. */
     public static <T> ContextKey<T> of(String name) {
-        return new ContextKey<>(name, null);
+        return new ContextKey<>(name, null, false);
     }
 
     /** A new key named {@code name} whose value is {@code defaultValue} where it is not bound. */
     public static <T> ContextKey<T> of(String name, T defaultValue) {
-        return new ContextKey<>(name, defaultValue);
+        return new ContextKey<>(name, defaultValue, false);
+    }
+
+    /**
+     * A new key named {@code name}, {@code null} where it is not bound, that a library keeps for
+     * itself: conveyed like every key, but left out of a snapshot's {@code size}, {@code toMap}
+     * and {@code toString}, which show the user's keys.
+     */
+    public static <T> ContextKey<T> hidden(String name) {
+        return new ContextKey<>(name, null, true);
+    }
+
+    /** True for a {@link #hidden} key. */
+    boolean isHidden() {
+        return hidden;
     }
 
     /** The key's name, for messages. */

@@ -17,7 +17,7 @@ final class ThreadLocalBinder extends Binder {
     @Override
     void run(Context.Snapshot s, Runnable body) {
         Context.Snapshot previous = bindings.get();
-        if (previous == s || (previous == null && s.size() == 0)) {
+        if (previous == s || (previous == null && s.bindsNothing())) {
             body.run();
             return;
         }
@@ -32,7 +32,7 @@ final class ThreadLocalBinder extends Binder {
     @Override
     <T, X extends Throwable> T call(Context.Snapshot s, Context.CallableOp<? extends T, X> body) throws X {
         Context.Snapshot previous = bindings.get();
-        if (previous == s || (previous == null && s.size() == 0)) {
+        if (previous == s || (previous == null && s.bindsNothing())) {
             return body.call();
         }
         bindings.set(s);

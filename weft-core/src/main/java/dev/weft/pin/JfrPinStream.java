@@ -13,8 +13,7 @@ import jdk.jfr.consumer.RecordingStream;
  */
 final class JfrPinStream {
 
-    /** JFR event for a virtual thread that could not be scheduled. */
-    static final String SUBMIT_FAILED = "jdk.VirtualThreadSubmitFailed";
+    private static final String SUBMIT_FAILED = PinAggregator.SUBMIT_FAILED_JFR_EVENT;
 
     private final RecordingStream stream;
     private final Thread thread;

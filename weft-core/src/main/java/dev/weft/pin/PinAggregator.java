@@ -1,6 +1,7 @@
 package dev.weft.pin;
 
 import dev.weft.thread.SchedulerSamples;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,6 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Predicate;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 
 /**
  * Counts pins by site: the pinned reason plus the top frames of the stack. This is the part of a
@@ -26,10 +30,7 @@ import java.util.Set;
  * <pre>{@code
  * PinAggregator sites = new PinAggregator(12, 1_000);
  * try (RecordingFile file = new RecordingFile(Path.of("app.jfr"))) {
- *     while (file.hasMoreEvents()) {
- *         RecordedEvent e = file.readEvent();
- *         if (e.getEventType().getName().equals(PinEvent.JFR_EVENT)) sites.add(PinEvent.of(e));
- *     }
+ *     sites.addAll(file, e -> true);
  * }
  * System.out.println(sites.report(from, to, Duration.ZERO, null).toText());
  * }</pre>
@@ -42,6 +43,8 @@ public final class PinAggregator {
     public static final int DEFAULT_TOP_FRAMES = 12;
     /** The default number of sites kept. */
     public static final int DEFAULT_MAX_SITES = 1_000;
+    /** The JFR event of a virtual thread that could not be scheduled, which {@link #addSubmitFailure} counts. */
+    public static final String SUBMIT_FAILED_JFR_EVENT = "jdk.VirtualThreadSubmitFailed";
 
     private static final int MAX_MESSAGES = 10;
 
@@ -93,6 +96,32 @@ public final class PinAggregator {
         submitFailures++;
         if (message != null && submitFailureMessages.size() < MAX_MESSAGES) {
             submitFailureMessages.add(message);
+        }
+    }
+
+    /**
+     * Reads every event left in {@code file} and adds the pins ({@link PinEvent#JFR_EVENT}) and
+     * submit failures ({@link #SUBMIT_FAILED_JFR_EVENT}) that {@code filter} accepts. The filter
+     * sees every event, in the file's order, whatever its type, so it may also watch for events
+     * of its own (a {@link PinCapture} looks for its end marker this way); only pins and submit
+     * failures are added.
+     *
+     * @throws IOException if the file cannot be read
+     */
+    public void addAll(RecordingFile file, Predicate<RecordedEvent> filter) throws IOException {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(filter, "filter");
+        while (file.hasMoreEvents()) {
+            RecordedEvent e = file.readEvent();
+            if (!filter.test(e)) {
+                continue;
+            }
+            String type = e.getEventType().getName();
+            if (type.equals(PinEvent.JFR_EVENT)) {
+                add(PinEvent.of(e));
+            } else if (type.equals(SUBMIT_FAILED_JFR_EVENT)) {
+                addSubmitFailure(PinEvent.string(e, "exceptionMessage"));
+            }
         }
     }
 

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import jdk.jfr.Recording;
-import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
@@ -130,23 +129,20 @@ public final class PinCapture {
 
     private PinReport read(Path file, long mark, Instant to) throws IOException {
         PinAggregator pins = new PinAggregator(topFrames, PinAggregator.DEFAULT_MAX_SITES);
-        boolean marked = false;
+        boolean[] marked = {false};
         try (RecordingFile in = new RecordingFile(file)) {
-            while (in.hasMoreEvents()) {
-                RecordedEvent e = in.readEvent();
-                String type = e.getEventType().getName();
-                if (type.equals(PinEvent.JFR_EVENT)) {
-                    PinEvent p = PinEvent.of(e);
-                    // The chunks may hold pins recorded for other recordings, before or with a lower threshold.
-                    if (p.duration().compareTo(threshold) >= 0 && !p.end().isBefore(from)) {
-                        pins.add(p);
-                    }
-                } else if (type.equals(Mark.NAME) && e.getLong("id") == mark) {
-                    marked = true;
+            pins.addAll(in, e -> {
+                if (e.getEventType().getName().equals(Mark.NAME)) {
+                    marked[0] |= e.getLong("id") == mark;
+                    return false;
                 }
-            }
+                // The chunks may hold events recorded for other recordings: from before this
+                // capture, at a lower threshold, or of types this one did not ask for.
+                return e.getEventType().getName().equals(PinEvent.JFR_EVENT)
+                        && e.getDuration().compareTo(threshold) >= 0 && !e.getEndTime().isBefore(from);
+            });
         }
-        if (!marked) {
+        if (!marked[0]) {
             throw new IllegalStateException("JFR's recording of this pin capture lacks the end marker it committed,"
                     + " so it may lack pins too; this is a JFR problem, please report it with the JDK version");
         }

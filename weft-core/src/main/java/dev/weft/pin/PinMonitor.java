@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.thread.Durations;
 import dev.weft.thread.SchedulerSampler;
 import dev.weft.thread.SchedulerSamples;
 import dev.weft.thread.SchedulerSnapshot;
@@ -379,13 +380,13 @@ public final class PinMonitor implements AutoCloseable {
         String scheduler = now.scheduler() == null ? "" : "; scheduler: " + now.scheduler().summary();
         if (newPins == 0 && newFailures == 0) {
             logger.log(Level.DEBUG, () -> String.format(Locale.ROOT, "weft pin monitor %d: no pins in the last %s (%d since start)%s",
-                    id, PinReport.human(summaryEvery), now.pins(), scheduler));
+                    id, Durations.human(summaryEvery), now.pins(), scheduler));
             return;
         }
         logger.log(Level.WARNING, String.format(Locale.ROOT,
                 "weft pin monitor %d: %d %s in the last %s (%d since start)%s; top: %s%s", id, newPins,
                 newPins == 1 ? "pin" : "pins",
-                PinReport.human(summaryEvery), now.pins(),
+                Durations.human(summaryEvery), now.pins(),
                 newFailures == 0 ? "" : ", " + newFailures + " virtual threads could not be scheduled",
                 grown.isEmpty() ? "(sites beyond the site limit)" : String.join("; ", grown), scheduler));
     }

@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.thread.Durations;
 import dev.weft.thread.SchedulerSamples;
 import java.time.Duration;
 import java.time.Instant;
@@ -87,13 +88,13 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
             b.append("no pins");
         } else {
             b.append(pins).append(pins == 1 ? " pin at " : " pins at ").append(sites.size())
-                    .append(sites.size() == 1 ? " site, " : " sites, ").append(human(pinned)).append(" pinned in total");
+                    .append(sites.size() == 1 ? " site, " : " sites, ").append(Durations.human(pinned)).append(" pinned in total");
         }
-        b.append(" (threshold ").append(human(threshold)).append(", ").append(human(observed)).append(" observed)\n");
+        b.append(" (threshold ").append(Durations.human(threshold)).append(", ").append(Durations.human(observed)).append(" observed)\n");
         int i = 1;
         for (PinSite s : sites) {
             b.append('\n').append(String.format(Locale.ROOT, "#%-2d %d %s, %s total, max %s: %s\n", i++, s.count(),
-                    s.count() == 1 ? "pin" : "pins", human(s.total()), human(s.max()),
+                    s.count() == 1 ? "pin" : "pins", Durations.human(s.total()), Durations.human(s.max()),
                     s.reason() == null ? "pinned (JFR gives no reason before JDK 24)" : s.reason()));
             if (s.blockingOperation() != null) {
                 b.append("    blocking: ").append(s.blockingOperation()).append('\n');
@@ -126,23 +127,5 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
     /** Milliseconds with microsecond precision, for data. */
     static double millis(Duration d) {
         return Math.round(d.toNanos() / 1_000.0) / 1_000.0;
-    }
-
-    /** A duration people read: {@code 850 us}, {@code 12.5 ms}, {@code 3.2 s}, {@code 4 min}. */
-    static String human(Duration d) {
-        long nanos = d.toNanos();
-        if (nanos == 0) {
-            return "0 ms";
-        }
-        if (nanos < 1_000_000) {
-            return String.format(Locale.ROOT, "%d us", nanos / 1_000);
-        }
-        if (nanos < 1_000_000_000) {
-            return String.format(Locale.ROOT, "%.1f ms", nanos / 1e6);
-        }
-        if (nanos < 600_000_000_000L) {
-            return String.format(Locale.ROOT, "%.1f s", nanos / 1e9);
-        }
-        return d.toMinutes() + " min";
     }
 }

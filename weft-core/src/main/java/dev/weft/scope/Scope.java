@@ -4,6 +4,7 @@ import dev.weft.context.Context;
 import dev.weft.context.ContextKey;
 import dev.weft.limit.Limiter;
 import dev.weft.thread.ThreadPolicy;
+import dev.weft.thread.VirtualTimer;
 import dev.weft.thread.WeftThreads;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,11 +18,11 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -47,9 +48,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A scope may have a deadline ({@link Builder#timeout}, {@link Builder#deadline}): when it
  * passes, the scope is cancelled and {@code join} throws {@link TimeoutException}. It may cap how
  * many subtasks run at once ({@link Builder#maxConcurrency}, or a shared {@link Limiter} with
- * {@link Builder#limiter}): {@code fork} then waits in the owner for a permit, so a scope over a
- * million elements holds at most the cap's threads. Interrupting the owner while it waits in
- * {@code join} or {@code fork} cancels the scope. Scopes nest: a subtask may open a scope of its
+ * {@link Builder#limiter}): {@code fork} then waits in the owner for a permit, and starts the
+ * subtask's thread only once it has one, so a scope over a million elements has at most the
+ * cap's threads running tasks. That wait ends when the scope is cancelled (a failure, the
+ * deadline, {@link #cancel}). Interrupting the owner while it waits in {@code join} or
+ * {@code fork} cancels the scope. Scopes nest: a subtask may open a scope of its
  * own, and cancelling the outer scope interrupts it, which cancels the inner one.
  *
  * <pre>{@code
@@ -108,20 +111,33 @@ public final class Scope implements AutoCloseable {
      * failures, spawned threads, closing. (A lock, or a shared concurrent set, on the hot path
      * made a fork cost several bare virtual threads.) A completion that finds the scope cancelled
      * makes its subtask CANCELLED: that is what keeps a loser's result from leaking. The
-     * first-success winner is a compare-and-set. Deadlines run on one shared daemon timer thread.
+     * first-success winner is a compare-and-set. Deadlines run on weft's JVM-wide VirtualTimer.
+     *
+     * Threads started in a scope find it through a hidden context key that holds a Handle, not
+     * the scope: a snapshot captured inside a scope may live on (in a wrapped task, a cache), and
+     * must not keep the closed scope, its subtasks and their results reachable. Close empties
+     * the handle; the chain of parent handles is all a snapshot keeps.
      */
 
     private static final ThreadLocal<Scope> OWNED = new ThreadLocal<>();
-    private static final ContextKey<Scope> CURRENT = ContextKey.of("weft.scope");
+    private static final ContextKey<Handle> CURRENT = ContextKey.hidden("weft.scope");
+
+    /** Owner states while it waits for a permit in fork; see {@link #acquirePermit()}. */
+    private static final int NOT_WAITING = 0;
+    private static final int WAITING = 1;
+    private static final int INTERRUPTED = 2;
 
     private final String name;
     private final Policy policy;
     private final Thread owner;
-    private final Scope parent;
+    private final Handle handle;
     private final Scope previouslyOwned;
     private final Limiter limiter;
     private final ThreadFactory threads;
     private final Duration timeout;
+    private final long deadlineNanos;
+    private final AtomicInteger ownerWait = new AtomicInteger(NOT_WAITING);
+    private final ReentrantLock interrupting = new ReentrantLock();   // a canceller interrupting the owner's wait
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
@@ -144,23 +160,43 @@ public final class Scope implements AutoCloseable {
     private Context.Snapshot forkContext;
 
     private Scope(Builder b) {
+        long opened = System.nanoTime();
         this.name = b.name;
         this.policy = b.policy;
         this.owner = Thread.currentThread();
-        this.parent = current().orElse(null);
+        this.handle = new Handle(this, current().map(s -> s.handle).orElse(null));
         this.limiter = b.limiter != null ? b.limiter
                 : b.maxConcurrency > 0 ? Limiter.of(b.name, b.maxConcurrency) : null;
-        this.threads = WeftThreads.factory(b.name, ThreadPolicy.VIRTUAL);
+        this.threads = b.threads != null ? b.threads : WeftThreads.factory(b.name, ThreadPolicy.VIRTUAL);
         this.previouslyOwned = OWNED.get();
-        if (b.deadlineNanos != null) {
-            long delay = Math.max(0, b.deadlineNanos - System.nanoTime());
+        // A timeout counts from now, when the scope opens, not from the builder call: a builder
+        // kept in a field and opened per request gives every scope the whole timeout.
+        Long delay = b.timeout != null ? Long.valueOf(saturatedNanos(b.timeout))
+                : b.deadline != null ? Long.valueOf(saturatedNanos(Duration.between(Instant.now(), b.deadline)))
+                : null;
+        if (delay != null) {
             this.timeout = b.timeout;
-            this.deadlineTask = Timer.INSTANCE.schedule(this::expire, delay, TimeUnit.NANOSECONDS);
+            this.deadlineNanos = opened + Math.max(0, delay);
+            this.deadlineTask = VirtualTimer.schedule(this::expire, Math.max(0, delay), TimeUnit.NANOSECONDS);
         } else {
             this.timeout = null;
+            this.deadlineNanos = Long.MAX_VALUE;
             this.deadlineTask = null;
         }
         OWNED.set(this);
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException e) {
+            return d.isNegative() ? 0 : Long.MAX_VALUE / 2;
+        }
+    }
+
+    /** The {@link System#nanoTime()} at which the deadline passes; {@code Long.MAX_VALUE} without one. */
+    long deadlineNanos() {
+        return deadlineNanos;
     }
 
     /** Opens a scope with the default options: policy {@link Policy#ALL_SUCCEED}, name "scope", no deadline, no cap. */
@@ -184,14 +220,14 @@ public final class Scope implements AutoCloseable {
      * started from one with weft's context conveyance), else empty.
      */
     public static Optional<Scope> current() {
-        Scope s = OWNED.get();
-        if (s == null) {
-            s = CURRENT.get();
+        Scope owned = OWNED.get();
+        for (Handle h = owned != null ? owned.handle : CURRENT.get(); h != null; h = h.parent) {
+            Scope s = h.scope;
+            if (s != null && !s.isClosed()) {
+                return Optional.of(s);
+            }
         }
-        while (s != null && s.isClosed()) {
-            s = s.parent;
-        }
-        return Optional.ofNullable(s);
+        return Optional.empty();
     }
 
     /** The scope's name, used for its threads ({@code weft-<name>-<n>}) and messages. */
@@ -245,15 +281,7 @@ public final class Scope implements AutoCloseable {
             throw new IllegalStateException("scope " + name + " is closed; fork inside the scope's block,"
                     + " before close, or open a new scope");
         }
-        Limiter.Permit permit = null;
-        if (limiter != null && !cancelled) {
-            try {
-                permit = limiter.acquire();
-            } catch (InterruptedException e) {
-                cancel();
-                Thread.currentThread().interrupt();
-            }
-        }
+        Limiter.Permit permit = limiter != null && !cancelled ? acquirePermit() : null;
         Subtask<T> subtask = new Subtask<>(this, task, permit, forks++);
         forkedSinceJoin++;
         if (cancelled || (limiter != null && permit == null)) {
@@ -280,11 +308,56 @@ public final class Scope implements AutoCloseable {
         try {
             thread.start();
         } catch (Throwable e) {
-            // No thread after all: the failure is the subtask's own, so join reports it.
+            // No thread after all: the failure is the subtask's own, so join reports it; its
+            // permit goes back, as its thread would have given it back.
+            subtask.release();
             completed(subtask, null, e);
             throw e;
         }
         return subtask;
+    }
+
+    /**
+     * Takes a permit for a fork, waiting until one is free or the scope is cancelled: a
+     * canceller (a failed subtask, the deadline) interrupts the owner while it waits here. Returns
+     * null when the wait ended without a permit.
+     *
+     * <p>The owner tells an interrupt from a canceller from one from anyone else: only the latter
+     * cancels the scope and stays set for {@code join} to throw. A canceller moves
+     * {@code ownerWait} from WAITING to INTERRUPTED and interrupts, both under
+     * {@code interrupting}; an owner that finds its wait taken over takes that lock too, so it
+     * runs only once the interrupt is delivered, and clears it, so none leaks into the owner's
+     * code. (An outside interrupt at the same instant as a cancel is absorbed by it; the scope is
+     * cancelled either way.) Parking on the lock rather than spinning keeps a virtual owner from
+     * holding a carrier the canceller may need.
+     */
+    private Limiter.Permit acquirePermit() {
+        Limiter.Permit permit = null;
+        boolean interrupted = false;
+        ownerWait.set(WAITING);
+        try {
+            if (!cancelled) {   // read after WAITING is published: a canceller sees one or the other
+                permit = limiter.acquire();
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } finally {
+            if (!ownerWait.compareAndSet(WAITING, NOT_WAITING)) {
+                interrupting.lock();
+                try {
+                    Thread.interrupted();
+                    interrupted = false;
+                    ownerWait.set(NOT_WAITING);
+                } finally {
+                    interrupting.unlock();
+                }
+            }
+        }
+        if (interrupted) {
+            cancelAll();
+            Thread.currentThread().interrupt();
+        }
+        return permit;
     }
 
     /** Appends a forked subtask for cancellers to see; counts it as live. Owner only. */
@@ -303,7 +376,7 @@ public final class Scope implements AutoCloseable {
     private Context.Snapshot forkContext() {
         Context.Snapshot base = Context.capture();
         if (base != forkBase) {
-            forkContext = base.with(CURRENT, this);
+            forkContext = base.with(CURRENT, handle);
             forkBase = base;
         }
         return forkContext;
@@ -324,7 +397,7 @@ public final class Scope implements AutoCloseable {
      */
     public Thread spawn(Runnable task) {
         Objects.requireNonNull(task, "task");
-        Context.Snapshot context = Context.capture().with(CURRENT, this);
+        Context.Snapshot context = Context.capture().with(CURRENT, handle);
         Thread t = threads.newThread(() -> {
             try {
                 context.run(task);
@@ -344,7 +417,12 @@ public final class Scope implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        t.start();
+        try {
+            t.start();
+        } catch (Throwable e) {
+            spawnEnded(t);   // never ran, so close must not wait for it
+            throw e;
+        }
         return t;
     }
 
@@ -438,6 +516,16 @@ public final class Scope implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+        if (ownerWait.get() == WAITING) {
+            interrupting.lock();
+            try {
+                if (ownerWait.compareAndSet(WAITING, INTERRUPTED)) {
+                    owner.interrupt();   // end its wait for a permit: nothing more starts in this scope
+                }
+            } finally {
+                interrupting.unlock();
+            }
+        }
         Thread self = Thread.currentThread();
         int n = (int) forkCount;          // read the count first: the array is at least as new
         Subtask<?>[] a = forked;
@@ -468,7 +556,8 @@ public final class Scope implements AutoCloseable {
         cancelAll();
     }
 
-    private void expire() {
+    /** What the timer runs at the deadline: times the scope out unless it already has its outcome. */
+    void expire() {
         lock.lock();
         try {
             if (closed || cancelled) {
@@ -627,6 +716,7 @@ public final class Scope implements AutoCloseable {
             if (deadlineTask != null) {
                 deadlineTask.cancel(false);
             }
+            handle.scope = null;
             if (OWNED.get() == this) {
                 if (previouslyOwned == null) {
                     OWNED.remove();
@@ -640,7 +730,8 @@ public final class Scope implements AutoCloseable {
         }
         if (unjoined) {
             throw new IllegalStateException("scope " + name + " was closed with subtasks forked after the last join;"
-                    + " they were cancelled and their outcomes lost. Call join() before close(), or cancel() to discard them");
+                    + " they were cancelled and their outcomes lost. Join the scope before it closes, or cancel it to"
+                    + " discard them (Java: join() / cancel(); Clojure: weft.scope/join / cancel!)");
         }
         if (innerUnjoined != null) {
             throw innerUnjoined;
@@ -699,10 +790,11 @@ public final class Scope implements AutoCloseable {
     public static final class Builder {
         private String name = "scope";
         private Policy policy = Policy.ALL_SUCCEED;
-        private Long deadlineNanos;
         private Duration timeout;
+        private Instant deadline;
         private int maxConcurrency;
         private Limiter limiter;
+        private ThreadFactory threads;
 
         private Builder() {
         }
@@ -713,12 +805,7 @@ public final class Scope implements AutoCloseable {
          * @throws IllegalArgumentException if blank or containing whitespace
          */
         public Builder name(String name) {
-            Objects.requireNonNull(name, "name");
-            if (name.isBlank() || name.chars().anyMatch(Character::isWhitespace)) {
-                throw new IllegalArgumentException("scope name \"" + name
-                        + "\" must be non-blank and without spaces, e.g. \"fetch\" (threads are named weft-<name>-<n>)");
-            }
-            this.name = name;
+            this.name = WeftThreads.checkName(name);
             return this;
         }
 
@@ -730,6 +817,8 @@ public final class Scope implements AutoCloseable {
 
         /**
          * Cancels the scope {@code timeout} after it opens, if it has not its outcome by then.
+         * The time counts from each {@link #open()}, so a builder may be kept and opened again.
+         * Replaces a {@link #deadline}.
          *
          * @throws IllegalArgumentException if negative
          */
@@ -739,16 +828,18 @@ public final class Scope implements AutoCloseable {
                 throw new IllegalArgumentException("scope " + name + ": timeout must not be negative; got " + timeout);
             }
             this.timeout = timeout;
-            this.deadlineNanos = System.nanoTime() + saturatedNanos(timeout);
+            this.deadline = null;
             return this;
         }
 
-        /** Cancels the scope at {@code deadline} (wall clock), if it has not its outcome by then. */
+        /**
+         * Cancels the scope at {@code deadline} (wall clock), if it has not its outcome by then; a
+         * deadline already past when the scope opens cancels it at once. Replaces a
+         * {@link #timeout}.
+         */
         public Builder deadline(Instant deadline) {
-            Objects.requireNonNull(deadline, "deadline");
-            Duration left = Duration.between(Instant.now(), deadline);
+            this.deadline = Objects.requireNonNull(deadline, "deadline");
             this.timeout = null;
-            this.deadlineNanos = System.nanoTime() + saturatedNanos(left.isNegative() ? Duration.ZERO : left);
             return this;
         }
 
@@ -779,29 +870,38 @@ public final class Scope implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Starts the scope's threads with {@code threads} instead of named virtual threads: for
+         * tests of what happens when a thread cannot be started.
+         */
+        Builder threads(ThreadFactory threads) {
+            this.threads = Objects.requireNonNull(threads, "threads");
+            return this;
+        }
+
         /** Opens the scope, owned by the calling thread, which it becomes the current scope of. */
         public Scope open() {
             return new Scope(this);
         }
-
-        private static long saturatedNanos(Duration d) {
-            try {
-                return d.toNanos();
-            } catch (ArithmeticException e) {
-                return Long.MAX_VALUE / 2;
-            }
-        }
     }
 
-    /** One daemon platform thread for every scope's deadline. */
-    private static final class Timer {
-        static final ScheduledThreadPoolExecutor INSTANCE = create();
+    /**
+     * What a snapshot holds for "the current scope": the scope while it is open, emptied when it
+     * closes, and the handle of the scope it was opened in.
+     */
+    private static final class Handle {
+        volatile Scope scope;
+        final Handle parent;
 
-        private static ScheduledThreadPoolExecutor create() {
-            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
-                    WeftThreads.factory("scope-deadline", ThreadPolicy.PLATFORM));
-            timer.setRemoveOnCancelPolicy(true);
-            return timer;
+        Handle(Scope scope, Handle parent) {
+            this.scope = scope;
+            this.parent = parent;
+        }
+
+        @Override
+        public String toString() {
+            Scope s = scope;
+            return s == null ? "closed scope" : s.toString();
         }
     }
 }

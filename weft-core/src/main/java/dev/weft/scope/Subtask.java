@@ -1,6 +1,8 @@
 package dev.weft.scope;
 
 import dev.weft.limit.Limiter;
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 
@@ -15,7 +17,8 @@ import java.util.function.Supplier;
  * cancelled subtask is discarded, never handed out, even if its code returned one.
  *
  * <p>Memory consistency effects: actions in the subtask happen-before the owner's return from
- * {@link Scope#join()}, and so before {@link #get()} reads its result.
+ * {@link Scope#join()}, and so before {@link #get()} reads its result; they happen-before
+ * {@link #await} returns a state other than {@link State#RUNNING}, too.
  *
  * @param <T> the result type
  */
@@ -34,7 +37,9 @@ public final class Subtask<T> implements Supplier<T> {
     }
 
     private final Scope scope;
-    private final Callable<? extends T> task;
+    // Let go once the task ran (or never will): a subtask kept for its result must not keep
+    // what the task's code captured.
+    private Callable<? extends T> task;
     private Limiter.Permit permit;
     private volatile State state = State.RUNNING;
     private T result;
@@ -87,6 +92,29 @@ public final class Subtask<T> implements Supplier<T> {
         return exception;
     }
 
+    /**
+     * Waits at most {@code timeout} for the subtask to complete, and returns its state then:
+     * {@link State#RUNNING} if it has not. Any thread may wait. Waiting does not join the scope:
+     * the scope's outcome is still {@link Scope#join()}'s, and the owner must still join.
+     *
+     * @throws InterruptedException if interrupted while waiting
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    public State await(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        State s = state;
+        if (s != State.RUNNING) {
+            return s;
+        }
+        // The subtask completes in its own thread, just before that thread ends: waiting for the
+        // thread needs no latch on the fork path. A null thread has completed already.
+        Thread t = thread;
+        if (t != null && !timeout.isNegative() && !timeout.isZero()) {
+            t.join(timeout);
+        }
+        return state;
+    }
+
     private static String advice(State s) {
         return switch (s) {
             case RUNNING -> "; call scope.join() first";
@@ -106,16 +134,26 @@ public final class Subtask<T> implements Supplier<T> {
         } catch (Throwable t) {
             failure = t;
         } finally {
-            Limiter.Permit p = permit;
-            permit = null;
-            if (p != null) {
-                p.close();
-            }
+            release();
         }
         scope.completed(this, value, failure);
     }
 
-    /** Records the outcome; called by the scope under its lock. */
+    /** Gives back the permit and lets go of the task: it has run, or never will. Called once. */
+    void release() {
+        task = null;
+        Limiter.Permit p = permit;
+        permit = null;
+        if (p != null) {
+            p.close();
+        }
+    }
+
+    /**
+     * Records the outcome, once: called by the subtask's own thread when its task ended (on the
+     * failure path under the scope's lock, which orders failures), or by the owner when the
+     * thread could not be started.
+     */
     void complete(State s, T value, Throwable failure) {
         result = value;
         exception = failure;
@@ -124,11 +162,7 @@ public final class Subtask<T> implements Supplier<T> {
 
     /** Marks a subtask that never started (the scope was cancelled); gives back its permit. */
     void cancelUnstarted() {
-        Limiter.Permit p = permit;
-        permit = null;
-        if (p != null) {
-            p.close();
-        }
+        release();
         state = State.CANCELLED;
     }
 

@@ -170,14 +170,14 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
         Duration over = Duration.between(from(), to());
         if (!available()) {
             return String.format(Locale.ROOT, "scheduler figures %s; peak platform threads %d over %s",
-                    samples.getLast().unavailableReason(), peakPlatformThreads(), human(over));
+                    samples.getLast().unavailableReason(), peakPlatformThreads(), Durations.human(over));
         }
         return String.format(Locale.ROOT,
                 "parallelism %d, pool max %d (%d compensating), mounted max %d mean %.1f, queued max %d mean %.1f"
                         + " (queued in %.0f%% of %d samples over %s)",
                 parallelism(), maxPoolSize(), maxCompensatingCarriers(), maxMountedVirtualThreads(),
                 meanMountedVirtualThreads(), maxQueuedVirtualThreads(), meanQueuedVirtualThreads(),
-                100 * queuedFraction(), samples.size(), human(over));
+                100 * queuedFraction(), samples.size(), Durations.human(over));
     }
 
     private boolean available() {
@@ -194,14 +194,5 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
 
     private static double round(double v) {
         return Math.round(v * 1000) / 1000.0;
-    }
-
-    private static String human(Duration d) {
-        long ms = d.toMillis();
-        if (ms < 10_000) {
-            return ms + " ms";
-        }
-        long s = d.toSeconds();
-        return s < 600 ? s + " s" : d.toMinutes() + " min";
     }
 }

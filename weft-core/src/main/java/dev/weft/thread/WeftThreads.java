@@ -115,12 +115,23 @@ public final class WeftThreads {
                 + " is not a positive number of threads; set it to e.g. 16 or leave it unset");
     }
 
-    private static String prefix(String name) {
+    /**
+     * Checks a name that threads will carry as {@code weft-<name>-<n>} (a factory's, an
+     * executor's, a scope's) and returns it: weft's one rule for such names.
+     *
+     * @throws IllegalArgumentException if {@code name} is blank or contains whitespace
+     * @throws NullPointerException     if {@code name} is null
+     */
+    public static String checkName(String name) {
         Objects.requireNonNull(name, "name");
         if (name.isBlank() || name.chars().anyMatch(Character::isWhitespace)) {
-            throw new IllegalArgumentException("thread name \"" + name
-                    + "\" must be non-blank and without spaces, e.g. \"fetch\" (threads are named weft-<name>-<n>)");
+            throw new IllegalArgumentException("name \"" + name + "\" must be non-blank and without spaces,"
+                    + " e.g. \"fetch\" (threads are named weft-<name>-<n>)");
         }
-        return "weft-" + name + "-";
+        return name;
+    }
+
+    private static String prefix(String name) {
+        return "weft-" + checkName(name) + "-";
     }
 }

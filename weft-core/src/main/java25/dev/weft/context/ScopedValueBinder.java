@@ -33,7 +33,7 @@ final class ScopedValueBinder extends Binder {
 
     /** Nothing to bind: the body would see exactly these bindings anyway. */
     private static boolean skip(Context.Snapshot s) {
-        return BINDINGS.isBound() ? BINDINGS.get() == s : s.size() == 0;
+        return BINDINGS.isBound() ? BINDINGS.get() == s : s.bindsNothing();
     }
 
     @Override

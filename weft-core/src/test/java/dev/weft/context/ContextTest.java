@@ -2,6 +2,7 @@ package dev.weft.context;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,6 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.thread.ThreadPolicy;
 import dev.weft.thread.WeftThreads;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -163,6 +168,45 @@ class ContextTest {
                 ? (Runtime.version().feature() >= 25 ? "scoped-value" : "thread-local")
                 : chosen;
         assertEquals(expected, Context.implementation());
+    }
+
+    @Test
+    void hiddenKeysAreConveyedButLeftOutOfTheViews() {
+        ContextKey<String> mine = ContextKey.hidden("library-state");
+        Context.Snapshot s = Context.capture().with(mine, "x").with(USER, "ann");
+        assertEquals(1, s.size());
+        assertEquals(Map.of(USER, "ann"), s.toMap());
+        assertEquals("Snapshot{user=ann}", s.toString());
+        assertEquals("x", s.get(mine));
+        assertEquals("x", s.call(mine::get), "conveyed like any key");
+        Context.Snapshot onlyHidden = Context.Snapshot.empty().with(mine, "y");
+        assertEquals(0, onlyHidden.size());
+        assertEquals("y", onlyHidden.call(mine::get), "a snapshot of hidden keys alone still binds them");
+    }
+
+    @Test
+    void aBadImplementationSettingIsAClearErrorAtEveryUse() throws Exception {
+        // A class loader of its own, so that Binder initializes again under the bad setting.
+        URL classes = Context.class.getProtectionDomain().getCodeSource().getLocation();
+        String saved = System.getProperty(Context.IMPLEMENTATION_PROPERTY);
+        System.setProperty(Context.IMPLEMENTATION_PROPERTY, "fibers");
+        try (URLClassLoader fresh = new URLClassLoader(new URL[] {classes}, ClassLoader.getPlatformClassLoader())) {
+            Class<?> keys = fresh.loadClass(ContextKey.class.getName());
+            Object key = keys.getMethod("of", String.class).invoke(null, "k");
+            Method get = keys.getMethod("get");
+            for (int i = 0; i < 2; i++) {   // the second use says it again, not NoClassDefFoundError
+                InvocationTargetException e = assertThrows(InvocationTargetException.class, () -> get.invoke(key));
+                IllegalStateException bad = assertInstanceOf(IllegalStateException.class, e.getCause());
+                assertTrue(bad.getMessage().contains("weft.context=fibers is not an implementation;"
+                        + " set it to scoped-value or thread-local, or leave it unset"), bad.getMessage());
+            }
+        } finally {
+            if (saved == null) {
+                System.clearProperty(Context.IMPLEMENTATION_PROPERTY);
+            } else {
+                System.setProperty(Context.IMPLEMENTATION_PROPERTY, saved);
+            }
+        }
     }
 
     private static void join(Thread t) {

@@ -118,7 +118,7 @@ class PinAggregatorTest {
     void anEmptyReportSaysSo() {
         PinReport r = new PinAggregator(4, 10).report(T0, T0.plusMillis(2_500), Duration.ofMillis(20), null);
         assertTrue(r.isEmpty());
-        assertEquals("no pins (threshold 20.0 ms, 2.5 s observed)\n", r.toText());
+        assertEquals("no pins (threshold 20 ms, 2.5 s observed)\n", r.toText());
     }
 
     @Test

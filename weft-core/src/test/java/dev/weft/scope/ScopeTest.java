@@ -3,6 +3,8 @@ package dev.weft.scope;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,19 +13,26 @@ import dev.weft.context.Context;
 import dev.weft.context.ContextKey;
 import dev.weft.limit.LimitExceededException;
 import dev.weft.limit.Limiter;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 class ScopeTest {
 
@@ -151,44 +160,171 @@ class ScopeTest {
 
     @Test
     void deadlineCancelsAndJoinThrowsTimeout() throws Exception {
-        CountDownLatch interrupted = new CountDownLatch(2);
-        CountDownLatch started = new CountDownLatch(1);
         try (Scope scope = Scope.builder().timeout(Duration.ofMillis(50)).open()) {
-            Subtask<String> s = scope.fork(() -> {
-                started.countDown();
-                return blockUntilInterrupted(interrupted);
-            });
+            Subtask<String> s = scope.fork(() -> blockUntilInterrupted(new CountDownLatch(1)));
             TimeoutException e = assertThrows(TimeoutException.class, scope::join);
             assertTrue(e.getMessage().contains("PT0.05S"), e.getMessage());
             assertEquals(Subtask.State.CANCELLED, s.state());
         }
         try (Scope scope = Scope.builder().deadline(Instant.now().plusMillis(30)).policy(Scope.Policy.AWAIT_ALL).open()) {
-            Subtask<String> s = scope.fork(() -> blockUntilInterrupted(interrupted));
+            Subtask<String> s = scope.fork(() -> blockUntilInterrupted(new CountDownLatch(1)));
             assertThrows(TimeoutException.class, scope::join);
             assertEquals(Subtask.State.CANCELLED, s.state());
         }
-        // Under load the deadline may pass before a fork starts; a fork that started was interrupted.
-        assertTrue(started.getCount() == 1 || interrupted.getCount() < 2);
+        try (Scope scope = Scope.builder().deadline(Instant.now().minusSeconds(1)).open()) {
+            Subtask<String> s = scope.fork(() -> blockUntilInterrupted(new CountDownLatch(1)));
+            assertThrows(TimeoutException.class, scope::join, "a deadline already past cancels at once");
+            assertEquals(Subtask.State.CANCELLED, s.state());
+        }
     }
 
     @Test
+    void theDeadlineInterruptsASubtaskThatIsRunning() throws Exception {
+        // The timer's own firing is tested above; here the deadline comes when the test says, so
+        // that the subtask has surely started and must be interrupted.
+        CountDownLatch interrupted = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        try (Scope scope = Scope.builder().timeout(Duration.ofHours(1)).open()) {
+            Subtask<String> s = scope.fork(() -> {
+                started.countDown();
+                return blockUntilInterrupted(interrupted);
+            });
+            assertTrue(started.await(GUARD_S, TimeUnit.SECONDS));
+            scope.expire();
+            assertThrows(TimeoutException.class, scope::join);
+            assertEquals(0, interrupted.getCount(), "the running subtask was interrupted");
+            assertEquals(Subtask.State.CANCELLED, s.state());
+        }
+    }
+
+    @Test
+    void aTimeoutCountsFromWhenTheScopeOpens() throws Exception {
+        Duration timeout = Duration.ofMillis(300);
+        Scope.Builder kept = Scope.builder().name("req").timeout(timeout);   // e.g. kept in a field
+        Thread.sleep(400);                                                     // past the timeout
+        long before = System.nanoTime();
+        try (Scope scope = kept.open()) {
+            assertTrue(scope.deadlineNanos() - before >= timeout.toNanos(),
+                    "the whole timeout is left at open: " + (scope.deadlineNanos() - before) + " ns");
+            assertFalse(scope.isCancelled());
+        }
+        long again = System.nanoTime();
+        try (Scope scope = kept.open()) {
+            assertTrue(scope.deadlineNanos() - again >= timeout.toNanos(), "and again at the next open");
+        }
+    }
+
+    @Test
+    @Timeout(GUARD_S)
+    void theDeadlineEndsAForkWaitingForAPermit() throws Exception {
+        Limiter db = Limiter.of("db", 1);
+        try (Limiter.Permit held = db.acquire()) {   // someone else holds the only permit throughout
+            try (Scope scope = Scope.builder().limiter(db).timeout(Duration.ofMillis(100)).open()) {
+                Subtask<String> s = scope.fork(() -> "never runs");
+                assertEquals(Subtask.State.CANCELLED, s.state());
+                assertTrue(scope.isCancelled());
+                assertFalse(Thread.currentThread().isInterrupted(), "the deadline's interrupt does not leak");
+                assertThrows(TimeoutException.class, scope::join);
+            }
+            assertEquals(1, db.inUse(), "only the outside holder's permit");
+        }
+        assertEquals(0, db.inUse());
+        assertEquals(0, db.waiting());
+    }
+
+    @Test
+    @Timeout(GUARD_S)
+    void aFailureEndsTheOwnersWaitForAPermit() throws Exception {
+        Limiter db = Limiter.of("db", 1);
+        IllegalStateException boom = new IllegalStateException("boom");
+        CountDownLatch release = new CountDownLatch(1);
+        try (Scope scope = Scope.builder().limiter(db).open()) {
+            Subtask<String> failing = scope.fork(() -> {
+                awaitTrue(() -> db.waiting() == 2);   // the outsider, then the owner
+                throw boom;
+            });
+            // Queued ahead of the owner, the outsider takes the permit the failed fork gives back:
+            // only the cancel can end the owner's wait.
+            Thread outsider = Thread.ofVirtual().start(() -> {
+                try (Limiter.Permit p = db.acquire()) {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            awaitTrue(() -> db.waiting() == 1);
+            Subtask<String> waiting = scope.fork(() -> "never runs");
+            assertEquals(Subtask.State.CANCELLED, waiting.state());
+            assertFalse(Thread.currentThread().isInterrupted(), "the cancel's interrupt does not leak");
+            assertSame(boom, assertThrows(IllegalStateException.class, scope::join));
+            assertEquals(Subtask.State.FAILED, failing.state());
+            release.countDown();
+            outsider.join();
+        }
+        assertEquals(0, db.inUse());
+    }
+
+    @Test
+    @Timeout(GUARD_S)
+    void interruptingTheOwnerWhileItWaitsForAPermitCancelsAndJoinSaysSo() throws Exception {
+        Limiter db = Limiter.of("db", 1);
+        AtomicReference<Subtask<String>> sub = new AtomicReference<>();
+        AtomicReference<Throwable> joinThrew = new AtomicReference<>();
+        try (Limiter.Permit held = db.acquire()) {
+            Thread owner = Thread.ofVirtual().start(() -> {
+                try (Scope scope = Scope.builder().limiter(db).open()) {
+                    sub.set(scope.fork(() -> "never runs"));
+                    scope.join();
+                } catch (Throwable t) {
+                    joinThrew.set(t);
+                }
+            });
+            awaitTrue(() -> db.waiting() == 1);
+            owner.interrupt();
+            owner.join();
+        }
+        assertEquals(Subtask.State.CANCELLED, sub.get().state());
+        assertInstanceOf(InterruptedException.class, joinThrew.get(), "an outside interrupt stays set for join");
+    }
+
+    @Test
+    @Timeout(GUARD_S)
     void maxConcurrencyCapsRunningForksAndTheThreadsAlive() throws Exception {
         AtomicInteger running = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
+        AtomicInteger forked = new AtomicInteger();
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Scope> opened = new AtomicReference<>();
         List<Subtask<Integer>> tasks = new ArrayList<>();
-        try (Scope scope = Scope.builder().maxConcurrency(3).open()) {
-            for (int i = 0; i < 30; i++) {
-                int n = i;
-                tasks.add(scope.fork(() -> {
-                    peak.accumulateAndGet(running.incrementAndGet(), Math::max);
-                    Thread.sleep(2);
-                    running.decrementAndGet();
-                    return n;
-                }));
+        CountDownLatch done = new CountDownLatch(1);
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread owner = Thread.ofVirtual().start(() -> {
+            try (Scope scope = Scope.builder().maxConcurrency(3).open()) {
+                opened.set(scope);
+                for (int i = 0; i < 30; i++) {
+                    int n = i;
+                    tasks.add(scope.fork(() -> {
+                        peak.accumulateAndGet(running.incrementAndGet(), Math::max);
+                        release.await();
+                        running.decrementAndGet();
+                        return n;
+                    }));
+                    forked.incrementAndGet();
+                }
+                scope.join();
+            } catch (Throwable t) {
+                failed.set(t);
+            } finally {
+                done.countDown();
             }
-            scope.join();
-            assertEquals(3, scope.limiter().orElseThrow().permits());
-        }
+        });
+        // Three forks hold the permits and block; the owner waits for a fourth. A fork's thread is
+        // created only once it has a permit, so exactly three threads exist now.
+        awaitTrue(() -> opened.get() != null && opened.get().limiter().orElseThrow().waiting() == 1 && running.get() == 3);
+        assertEquals(3, forked.get(), "fork waits for a permit before it starts a thread");
+        release.countDown();
+        owner.join();
+        assertNull(failed.get());
         assertTrue(peak.get() <= 3, "peak " + peak.get());
         for (int i = 0; i < 30; i++) {
             assertEquals(i, tasks.get(i).get());
@@ -262,7 +398,8 @@ class ScopeTest {
         });
         assertTrue(started.await(GUARD_S, TimeUnit.SECONDS));   // a fork cancelled before it starts never runs
         IllegalStateException e = assertThrows(IllegalStateException.class, scope::close);
-        assertTrue(e.getMessage().contains("join() before close()"), e.getMessage());
+        assertTrue(e.getMessage().contains("Join the scope before it closes, or cancel it"), e.getMessage());
+        assertTrue(e.getMessage().contains("Java: join() / cancel(); Clojure: weft.scope/join / cancel!"), e.getMessage());
         assertTrue(finished.get(), "close returned only after the subtask's code ended");
         assertEquals(Subtask.State.CANCELLED, s.state());
         Scope cancelled = Scope.open();
@@ -367,13 +504,123 @@ class ScopeTest {
             }
         }));
         scope.join();   // does not wait for spawned threads
-        assertTrue(background.isAlive() || finished.get());
+        assertTrue(background.isAlive(), "nothing interrupts a spawned thread before close");
+        assertFalse(finished.get());
+        assertEquals(2, interrupted.getCount());
         scope.close();
         assertTrue(finished.get(), "close interrupted the spawned thread and waited for it");
         assertEquals(0, interrupted.getCount());
         fromInside.get().join();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> scope.spawn(() -> { }));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
+
+    @Test
+    void spawnOnACancelledScopeIsRefused() {
+        try (Scope scope = Scope.builder().name("stopped").open()) {
+            scope.cancel();
+            CancellationException e = assertThrows(CancellationException.class, () -> scope.spawn(() -> { }));
+            assertTrue(e.getMessage().contains("scope stopped is cancelled"), e.getMessage());
+        }
+    }
+
+    /** A factory whose threads cannot be started, as when the JVM cannot create one more. */
+    private static ThreadFactory unstartable() {
+        return task -> new Thread(task) {
+            @Override
+            public void start() {
+                throw new RejectedExecutionException("no thread for you");
+            }
+        };
+    }
+
+    @Test
+    @Timeout(GUARD_S)
+    void aForkWhoseThreadCannotStartGivesItsPermitBackAndFails() throws Exception {
+        try (Scope scope = Scope.builder().maxConcurrency(1).threads(unstartable()).open()) {
+            RejectedExecutionException e = assertThrows(RejectedExecutionException.class, () -> scope.fork(() -> 1));
+            assertEquals("no thread for you", e.getMessage());
+            assertEquals(0, scope.limiter().orElseThrow().inUse(), "the permit came back");
+            assertSame(e, assertThrows(RejectedExecutionException.class, scope::join), "join reports the failed fork");
+        }
+    }
+
+    @Test
+    @Timeout(value = GUARD_S, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)   // close ignores interrupts
+    void aSpawnWhoseThreadCannotStartLeavesNothingForCloseToWaitFor() {
+        Scope scope = Scope.builder().threads(unstartable()).open();
+        assertThrows(RejectedExecutionException.class, () -> scope.spawn(() -> { }));
+        scope.close();   // returns: the thread that never started is not waited for
+        assertTrue(scope.isClosed());
+    }
+
+    @Test
+    void subtaskAwaitWaitsForCompletionFromAnyThread() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (Scope scope = Scope.open()) {
+            Subtask<String> s = scope.fork(() -> {
+                release.await();
+                return "done";
+            });
+            assertEquals(Subtask.State.RUNNING, s.await(Duration.ofMillis(10)), "blocked, so still running");
+            assertEquals(Subtask.State.RUNNING, s.await(Duration.ZERO));
+            AtomicReference<Subtask.State> seen = new AtomicReference<>();
+            Thread other = Thread.ofVirtual().start(() -> {
+                try {
+                    seen.set(s.await(Duration.ofSeconds(GUARD_S)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            release.countDown();
+            other.join();
+            assertEquals(Subtask.State.SUCCESS, seen.get());
+            assertEquals("done", s.get());
+            scope.join();
+        }
+    }
+
+    /** Forks a task that captures the context and keeps a large result; returns what the test needs to watch. */
+    private static Object[] forkAndCapture(AtomicReference<Context.Snapshot> kept, AtomicReference<Subtask<?>> keptSubtask)
+            throws Exception {
+        byte[] captured = new byte[1 << 20];
+        WeakReference<Object> capturedRef = new WeakReference<>(captured);
+        WeakReference<Object> resultRef;
+        WeakReference<Scope> scopeRef;
+        try (Scope scope = Scope.open()) {
+            Subtask<byte[]> s = scope.fork(() -> {
+                kept.set(Context.capture());
+                return new byte[captured.length];
+            });
+            Subtask<Integer> other = scope.fork(() -> captured.length);
+            scope.join();
+            resultRef = new WeakReference<>(s.get());
+            scopeRef = new WeakReference<>(scope);
+            keptSubtask.set(other);
+        }
+        return new Object[] {resultRef, scopeRef, capturedRef};
+    }
+
+    @Test
+    @Timeout(GUARD_S)
+    void aClosedScopeIsCollectedWhileASnapshotCapturedInsideItLivesOn() throws Exception {
+        AtomicReference<Context.Snapshot> kept = new AtomicReference<>();
+        AtomicReference<Subtask<?>> keptSubtask = new AtomicReference<>();
+        Object[] refs = forkAndCapture(kept, keptSubtask);
+        WeakReference<?> result = (WeakReference<?>) refs[0];
+        WeakReference<?> scope = (WeakReference<?>) refs[1];
+        WeakReference<?> capturedByTask = (WeakReference<?>) refs[2];
+        awaitCollected(capturedByTask);
+        assertNotNull(keptSubtask.get(), "a subtask kept for its result lets go of its task once it ran");
+        keptSubtask.set(null);
+        awaitCollected(result);
+        awaitCollected(scope);
+        Context.Snapshot s = kept.get();
+        assertNotNull(s, "the snapshot lived on, holding no path to the scope and its results");
+        assertEquals(0, s.size(), "the scope's own key is hidden");
+        assertEquals(Map.of(), s.toMap());
+        assertEquals("Snapshot{}", s.toString());
+        assertEquals(Optional.empty(), s.call(Scope::current), "the scope it names is closed");
     }
 
     @Test
@@ -399,6 +646,21 @@ class ScopeTest {
         assertTrue(cap.getMessage().contains("leave it unset"), cap.getMessage());
         try (Scope scope = Scope.open()) {
             assertThrows(NullPointerException.class, () -> scope.fork(null));
+        }
+    }
+
+    /** Collects garbage until {@code ref} is cleared; the hang guard is the test's timeout. */
+    static void awaitCollected(WeakReference<?> ref) throws InterruptedException {
+        while (ref.get() != null) {
+            System.gc();
+            Thread.sleep(10);
+        }
+    }
+
+    /** Waits until {@code condition} holds; the hang guard is the test's timeout. */
+    static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+        while (!condition.getAsBoolean()) {
+            Thread.sleep(1);
         }
     }
 

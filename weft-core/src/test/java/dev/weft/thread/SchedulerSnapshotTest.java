@@ -95,23 +95,36 @@ class SchedulerSnapshotTest {
     @Test
     void samplerRecordsUntilStoppedAndEndsItsThread() throws Exception {
         SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(5));
+        CountDownLatch started = new CountDownLatch(3);
+        CountDownLatch release = new CountDownLatch(1);
         Thread[] threads = new Thread[3];
         for (int i = 0; i < threads.length; i++) {
             threads[i] = Thread.ofPlatform().start(() -> {
+                started.countDown();
                 try {
-                    Thread.sleep(60);
+                    release.await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             });
         }
+        started.await();
+        int liveWithWorkers = SchedulerSnapshot.take().livePlatformThreads();   // the 3 workers and the sampler included
+        // start() took one snapshot and stop() takes one; anything more was taken by the sampling thread.
+        int before = sampler.samples().samples().size();
+        while (sampler.samples().samples().size() < before + 2) {   // the hang guard is the test's timeout
+            Thread.sleep(1);
+        }
+        release.countDown();
         for (Thread t : threads) {
             t.join();
         }
         SchedulerSamples seen = sampler.stop();
-        assertTrue(seen.samples().size() >= 2, "samples: " + seen.samples().size());
-        assertTrue(seen.platformThreadsStarted() >= 3);
-        assertTrue(seen.peakPlatformThreads() >= 4, "3 workers plus the sampler");
+        assertTrue(seen.samples().size() >= before + 3, "the sampling thread sampled: " + seen.samples().size());
+        assertTrue(seen.platformThreadsStarted() >= 4, "3 workers and the sampler started after the first sample: "
+                + seen.platformThreadsStarted());
+        assertTrue(seen.peakPlatformThreads() >= liveWithWorkers,
+                "the peak covers the moment the workers were alive: " + seen.peakPlatformThreads() + " < " + liveWithWorkers);
         assertEquals(seen, sampler.stop(), "stop is idempotent");
         assertFalse(Thread.getAllStackTraces().keySet().stream()
                 .anyMatch(t -> t.getName().equals("weft-scheduler-sampler")), "sampler thread ended");

@@ -6,6 +6,7 @@ import dev.weft.lab.report.Json;
 import dev.weft.pin.PinAggregator;
 import dev.weft.pin.PinEvent;
 import dev.weft.pin.PinReport;
+import dev.weft.thread.Durations;
 import dev.weft.thread.SchedulerSampler;
 import dev.weft.thread.SchedulerSamples;
 import dev.weft.thread.SchedulerSnapshot;
@@ -34,7 +35,6 @@ import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
 import javax.management.remote.JMXServiceURL;
-import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import jdk.management.jfr.FlightRecorderMXBean;
 import picocli.CommandLine;
@@ -99,7 +99,7 @@ final class PinsCommand implements Callable<Integer> {
         }
         try (target) {
             err.printf(Locale.ROOT, "weft pins: recording pinned virtual threads in JVM %d (%s, Java %s) for %s ...%n",
-                    pid, target.name, target.javaVersion, human(duration));
+                    pid, target.name, target.javaVersion, Durations.human(duration));
             err.flush();
             PinReport report = target.record(duration);
             PrintWriter out = spec.commandLine().getOut();
@@ -111,7 +111,7 @@ final class PinsCommand implements Callable<Integer> {
                 m.putAll(report.toMap());
                 out.println(Json.string(m));
             } else {
-                out.printf(Locale.ROOT, "JVM %d (%s, Java %s), %s:%n", pid, target.name, target.javaVersion, human(duration));
+                out.printf(Locale.ROOT, "JVM %d (%s, Java %s), %s:%n", pid, target.name, target.javaVersion, Durations.human(duration));
                 out.print(report.toText());
             }
             out.flush();
@@ -134,7 +134,7 @@ final class PinsCommand implements Callable<Integer> {
     /** A JVM attached to over JMX. */
     static final class Target implements AutoCloseable {
         private static final String PINNED = PinEvent.JFR_EVENT;
-        private static final String SUBMIT_FAILED = "jdk.VirtualThreadSubmitFailed";
+        private static final String SUBMIT_FAILED = PinAggregator.SUBMIT_FAILED_JFR_EVENT;
 
         final long pid;
         final String name;
@@ -269,15 +269,7 @@ final class PinsCommand implements Callable<Integer> {
         private static PinReport aggregate(Path file, Instant from, Instant to, SchedulerSamples samples) throws IOException {
             PinAggregator sites = new PinAggregator(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.DEFAULT_MAX_SITES);
             try (RecordingFile in = new RecordingFile(file)) {
-                while (in.hasMoreEvents()) {
-                    RecordedEvent e = in.readEvent();
-                    String type = e.getEventType().getName();
-                    if (type.equals(PINNED)) {
-                        sites.add(PinEvent.of(e));
-                    } else if (type.equals(SUBMIT_FAILED)) {
-                        sites.addSubmitFailure(e.hasField("exceptionMessage") ? e.getString("exceptionMessage") : null);
-                    }
-                }
+                sites.addAll(in, e -> true);   // the recording is this command's own: everything in it counts
             }
             return sites.report(from, to, Duration.ZERO, samples);
         }
@@ -354,16 +346,6 @@ final class PinsCommand implements Callable<Integer> {
     private static Duration samplingInterval(Duration d) {
         long ms = Math.max(100, Math.min(5_000, d.toMillis() / 20));
         return Duration.ofMillis(ms);
-    }
-
-    private static String human(Duration d) {
-        if (d.toMillis() < 1_000) {
-            return d.toMillis() + " ms";
-        }
-        if (d.toMillis() % 1_000 == 0 && d.toSeconds() < 600) {
-            return d.toSeconds() + " s";
-        }
-        return d.toSeconds() < 600 ? String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0) : d.toMinutes() + " min";
     }
 
     /** Parses {@code 500ms}, {@code 30s}, {@code 1.5m}, {@code 2h} and ISO-8601 ({@code PT30S}). */

@@ -11,11 +11,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Fails a test that did not pin a virtual thread at least {@link #atLeast()} times: for tests
  * that pin on purpose, e.g. to prove that a monitor or an alert notices. On a class it applies to
- * every test method; a {@link NoPinning} on a method overrides it.
+ * every test method; a {@link NoPins} on a method overrides it.
  *
  * <pre>{@code
  * @Test
- * @ExpectPinning
+ * @ExpectPins
  * void blockingInAClassInitializerPins() { new LegacyConfig(); }
  * }</pre>
  */
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD})
-@ExtendWith(PinningExtension.class)
-public @interface ExpectPinning {
+@ExtendWith(PinCheckExtension.class)
+public @interface ExpectPins {
 
     /** The fewest pins the test must cause; at least 1. */
     int atLeast() default 1;

@@ -1,7 +1,7 @@
 package dev.weft.junit;
 
-import static dev.weft.junit.PinAssertions.assertNoPinning;
-import static dev.weft.junit.PinAssertions.assertPinning;
+import static dev.weft.junit.PinAssertions.assertNoPins;
+import static dev.weft.junit.PinAssertions.assertPins;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -23,7 +23,7 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 import org.opentest4j.AssertionFailedError;
 
-class PinningExtensionTest {
+class PinCheckExtensionTest {
 
     private static final String PROBE = "dev.weft.pin.ProbeInit.<clinit>";
 
@@ -74,26 +74,26 @@ class PinningExtensionTest {
 
     static class MethodLevel {
         @Test
-        @NoPinning
+        @NoPins
         void pins() throws Exception {
             pin();
         }
 
         @Test
-        @NoPinning
+        @NoPins
         void parks() throws Exception {
             parkWithoutPinning();
         }
 
         @Test
-        @ExpectPinning(atLeast = 2)
+        @ExpectPins(atLeast = 2)
         void pinsTwice() throws Exception {
             pin();
             pin();
         }
 
         @Test
-        @ExpectPinning
+        @ExpectPins
         void expectedToPinButDoesNot() {
         }
 
@@ -103,7 +103,7 @@ class PinningExtensionTest {
         }
     }
 
-    @NoPinning
+    @NoPins
     static class ClassLevel {
         @Test
         void pins() throws Exception {
@@ -111,7 +111,7 @@ class PinningExtensionTest {
         }
 
         @Test
-        @ExpectPinning
+        @ExpectPins
         void overridesTheClass() throws Exception {
             pin();
         }
@@ -135,13 +135,13 @@ class PinningExtensionTest {
 
     static class ThreadChoice {
         @Test
-        @NoPinning
+        @NoPins
         void blocksInAClassInitializer() {
             PinProbe.pin(Duration.ofMillis(5)); // on the test's virtual thread: pins
         }
 
         @Test
-        @NoPinning(onVirtualThread = false)
+        @NoPins(onVirtualThread = false)
         void blocksInAClassInitializerOnTheTestThread() {
             if (Thread.currentThread().isVirtual()) {
                 throw new AssertionError("expected the test's own platform thread");
@@ -150,7 +150,7 @@ class PinningExtensionTest {
         }
 
         @Test
-        @ExpectPinning
+        @ExpectPins
         void runsOnANamedVirtualThread() {
             if (!Thread.currentThread().isVirtual() || !Thread.currentThread().getName().startsWith("weft-pin-check-")) {
                 throw new AssertionError("expected a weft-pin-check virtual thread, not " + Thread.currentThread());
@@ -161,7 +161,7 @@ class PinningExtensionTest {
 
     static class OwnFailure {
         @Test
-        @NoPinning
+        @NoPins
         void failsAndPins() throws Exception {
             pin();
             throw new IllegalStateException("the test's own failure");
@@ -170,13 +170,13 @@ class PinningExtensionTest {
 
     static class Misconfigured {
         @Test
-        @NoPinning
-        @ExpectPinning
+        @NoPins
+        @ExpectPins
         void both() {
         }
 
         @Test
-        @ExpectPinning(atLeast = 0)
+        @ExpectPins(atLeast = 0)
         void zero() {
         }
     }
@@ -184,7 +184,7 @@ class PinningExtensionTest {
     // ---- the tests -------------------------------------------------------------------------
 
     @Test
-    void noPinningFailsATestThatPinnedWithTheStack() {
+    void noPinsFailsATestThatPinnedWithTheStack() {
         Map<String, TestExecutionResult> r = run(MethodLevel.class);
         String message = failureMessage(r.get("pins()"));
         assertTrue(message.startsWith("expected no pinned virtual threads, but the test pinned once:\n1 pin at 1 site"),
@@ -195,7 +195,7 @@ class PinningExtensionTest {
     }
 
     @Test
-    void expectPinningPassesWhenEnoughPinsHappenedAndFailsOtherwise() {
+    void expectPinsPassesWhenEnoughPinsHappenedAndFailsOtherwise() {
         Map<String, TestExecutionResult> r = run(MethodLevel.class);
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("pinsTwice()").getStatus());
         assertEquals("expected the test to pin a virtual thread at least once, but it pinned 0 times",
@@ -234,21 +234,21 @@ class PinningExtensionTest {
     @Test
     void misconfigurationIsNamedWithTheFix() {
         Map<String, TestExecutionResult> r = run(Misconfigured.class);
-        assertTrue(failureMessage(r.get("both()")).contains("has both @NoPinning and @ExpectPinning"));
-        assertTrue(failureMessage(r.get("zero()")).contains("use @NoPinning to forbid pinning"));
+        assertTrue(failureMessage(r.get("both()")).contains("has both @NoPins and @ExpectPins"));
+        assertTrue(failureMessage(r.get("zero()")).contains("use @NoPins to forbid pinning"));
     }
 
     @Test
     void assertionsForABlockOfCode() throws Throwable {
-        PinReport none = assertNoPinning(PinningExtensionTest::parkWithoutPinning);
+        PinReport none = assertNoPins(PinCheckExtensionTest::parkWithoutPinning);
         assertEquals(0, none.pins());
-        PinReport some = assertPinning(PinningExtensionTest::pin);
+        PinReport some = assertPins(PinCheckExtensionTest::pin);
         assertEquals(1, some.pins());
-        assertEquals(1, assertPinning(() -> PinProbe.pin(Duration.ofMillis(5))).pins(), "the block runs on a virtual thread");
-        AssertionFailedError e = assertThrows(AssertionFailedError.class, () -> assertNoPinning(PinningExtensionTest::pin));
+        assertEquals(1, assertPins(() -> PinProbe.pin(Duration.ofMillis(5))).pins(), "the block runs on a virtual thread");
+        AssertionFailedError e = assertThrows(AssertionFailedError.class, () -> assertNoPins(PinCheckExtensionTest::pin));
         assertTrue(e.getMessage().contains("but the code pinned once"), e.getMessage());
-        assertThrows(AssertionFailedError.class, () -> assertPinning(() -> { }));
-        IllegalStateException own = assertThrows(IllegalStateException.class, () -> assertNoPinning(() -> {
+        assertThrows(AssertionFailedError.class, () -> assertPins(() -> { }));
+        IllegalStateException own = assertThrows(IllegalStateException.class, () -> assertNoPins(() -> {
             throw new IllegalStateException("mine");
         }));
         assertEquals("mine", own.getMessage());

@@ -11,15 +11,15 @@ import org.junit.platform.commons.support.AnnotationSupport;
 import org.junit.platform.commons.support.SearchOption;
 
 /**
- * The extension behind {@link NoPinning} and {@link ExpectPinning}: it records each test method
- * invocation (plain, parameterized or repeated) with a {@link dev.weft.pin.PinCapture} and checks
- * the pins against the annotation nearest to the method. Register it through the annotations;
+ * The extension behind {@link NoPins} and {@link ExpectPins}: it runs each test method
+ * invocation (plain, parameterized or repeated) as a {@link dev.weft.pin.PinCheck} against the
+ * annotation nearest to the method. Register it through the annotations;
  * registered on its own it checks nothing.
  */
-public final class PinningExtension implements InvocationInterceptor {
+public final class PinCheckExtension implements InvocationInterceptor {
 
     /** Creates the extension; JUnit does this for the annotations. */
-    public PinningExtension() {
+    public PinCheckExtension() {
     }
 
     @Override
@@ -49,22 +49,22 @@ public final class PinningExtension implements InvocationInterceptor {
 
     /** The rule of the annotation on {@code element}, or empty when it has none. */
     private static Optional<Rule> rule(AnnotatedElement element) {
-        Optional<NoPinning> none;
-        Optional<ExpectPinning> some;
+        Optional<NoPins> none;
+        Optional<ExpectPins> some;
         if (element instanceof Class<?> type) {
-            none = AnnotationSupport.findAnnotation(type, NoPinning.class, SearchOption.INCLUDE_ENCLOSING_CLASSES);
-            some = AnnotationSupport.findAnnotation(type, ExpectPinning.class, SearchOption.INCLUDE_ENCLOSING_CLASSES);
+            none = AnnotationSupport.findAnnotation(type, NoPins.class, SearchOption.INCLUDE_ENCLOSING_CLASSES);
+            some = AnnotationSupport.findAnnotation(type, ExpectPins.class, SearchOption.INCLUDE_ENCLOSING_CLASSES);
         } else {
-            none = AnnotationSupport.findAnnotation(element, NoPinning.class);
-            some = AnnotationSupport.findAnnotation(element, ExpectPinning.class);
+            none = AnnotationSupport.findAnnotation(element, NoPins.class);
+            some = AnnotationSupport.findAnnotation(element, ExpectPins.class);
         }
         if (none.isPresent() && some.isPresent()) {
-            throw new ExtensionConfigurationException(element + " has both @NoPinning and @ExpectPinning;"
+            throw new ExtensionConfigurationException(element + " has both @NoPins and @ExpectPins;"
                     + " keep the one that states what the test means");
         }
         if (some.isPresent() && some.get().atLeast() < 1) {
-            throw new ExtensionConfigurationException("@ExpectPinning(atLeast = " + some.get().atLeast() + ") on "
-                    + element + " must be at least 1; use @NoPinning to forbid pinning");
+            throw new ExtensionConfigurationException("@ExpectPins(atLeast = " + some.get().atLeast() + ") on "
+                    + element + " must be at least 1; use @NoPins to forbid pinning");
         }
         return none.map(n -> new Rule(0, n.onVirtualThread()))
                 .or(() -> some.map(e -> new Rule(e.atLeast(), e.onVirtualThread())));

@@ -11,10 +11,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * Fails a test that pinned a virtual thread while it ran, with every pinned stack in the
  * failure message. On a class it applies to every test method (including those of
- * {@code @Nested} classes); an {@link ExpectPinning} on a method overrides it.
+ * {@code @Nested} classes); an {@link ExpectPins} on a method overrides it.
  *
  * <pre>{@code
- * @NoPinning
+ * @NoPins
  * class CacheTest {
  *     @Test
  *     void loadsWithoutPinning() { cache.load("k"); }   // fails if load pinned a virtual thread
@@ -34,8 +34,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD})
-@ExtendWith(PinningExtension.class)
-public @interface NoPinning {
+@ExtendWith(PinCheckExtension.class)
+public @interface NoPins {
 
     /**
      * Whether the test method runs on a new virtual thread (the default), so that blocking in it

@@ -1,0 +1,158 @@
+package dev.weft.pin;
+
+import dev.weft.context.Context;
+import dev.weft.thread.ThreadPolicy;
+import dev.weft.thread.WeftThreads;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * A pin check: runs a body under a {@link PinCapture} and holds its pins against a rule, no pin
+ * at all or at least {@code n}. weft's test assertions are this one implementation: weft-junit's
+ * {@code @NoPins}, {@code @ExpectPins} and {@code PinAssertions}, and Clojure's
+ * {@code weft.pin/no-pins?} and {@code pins?}.
+ *
+ * <p>The body runs on a new virtual thread named {@code weft-pin-check-<n>}, with the caller's
+ * context keys, while the caller waits (code that blocks on a platform thread cannot pin, so this
+ * is where "would it pin?" has an answer); or, when asked, on the caller's own thread, for bodies
+ * tied to it (a transaction), where only the virtual threads the body starts can pin. If the
+ * caller is interrupted while it waits, the body's thread is interrupted too and waited for, so
+ * that no body is left running, and the caller gets the {@link InterruptedException}.
+ *
+ * <pre>{@code
+ * PinReport pins = PinCheck.capture(() -> cache.load("k"), true);          // the pins, as data
+ * PinCheck.verify(() -> cache.load("k"), 0, "cache.load", true, AssertionError::new);   // or a failure
+ * }</pre>
+ *
+ * <p>Memory consistency effects: actions of the body happen-before the check returns or throws.
+ */
+public final class PinCheck {
+
+    private static final ThreadFactory THREADS = WeftThreads.factory("pin-check", ThreadPolicy.VIRTUAL);
+    /** {@code atLeast} for a capture, which holds the pins against no rule. */
+    private static final int NO_RULE = -1;
+
+    private PinCheck() {
+    }
+
+    /** The code a check runs: anything that may throw. */
+    @FunctionalInterface
+    public interface Body {
+        /** Runs the body. */
+        void run() throws Throwable;
+    }
+
+    /**
+     * Runs {@code body} and returns every pin that happened meanwhile, on any thread. What the
+     * body throws is rethrown once the capture has ended.
+     *
+     * @param onVirtualThread run the body on a new virtual thread (true) or the caller's (false)
+     * @throws InterruptedException  if the caller was interrupted while the body ran on its
+     *                               virtual thread (which was interrupted and has ended)
+     * @throws IllegalStateException if JFR is not available or the recording could not be read
+     */
+    public static PinReport capture(Body body, boolean onVirtualThread) throws Throwable {
+        return check(body, NO_RULE, "the code", onVirtualThread, IllegalStateException::new);
+    }
+
+    /**
+     * Runs {@code body} and checks its pins: {@code atLeast} 0 allows none, a positive
+     * {@code atLeast} demands that many. A broken rule throws {@code failure} applied to a message
+     * with every pinned stack; when the body itself throws, that is rethrown instead, with the
+     * broken rule's exception attached as suppressed.
+     *
+     * @param what            what ran, for the message ("the test", "the code")
+     * @param onVirtualThread run the body on a new virtual thread (true) or the caller's (false)
+     * @param failure         makes the exception for a broken rule from its message (a test
+     *                        framework's assertion error)
+     * @return the report, when the rule holds
+     * @throws IllegalArgumentException if {@code atLeast} is negative
+     * @throws InterruptedException     as for {@link #capture}
+     */
+    public static PinReport verify(Body body, int atLeast, String what, boolean onVirtualThread,
+                                   Function<String, ? extends Throwable> failure) throws Throwable {
+        if (atLeast < 0) {
+            throw new IllegalArgumentException("atLeast must be 0 (no pin allowed) or more (pins demanded); got " + atLeast);
+        }
+        return check(body, atLeast, what, onVirtualThread, failure);
+    }
+
+    private static PinReport check(Body body, int atLeast, String what, boolean onVirtualThread,
+                                   Function<String, ? extends Throwable> failure) throws Throwable {
+        Objects.requireNonNull(body, "body");
+        Objects.requireNonNull(what, "what");
+        Objects.requireNonNull(failure, "failure");
+        PinCapture capture = PinCapture.start();
+        try {
+            if (onVirtualThread) {
+                onVirtualThread(body);
+            } else {
+                body.run();
+            }
+        } catch (Throwable t) {
+            try {
+                violation(capture.end(), atLeast, what).ifPresent(m -> t.addSuppressed(failure.apply(m)));
+            } catch (RuntimeException e) {
+                t.addSuppressed(e);
+            }
+            throw t;
+        }
+        PinReport r = capture.end();
+        Optional<String> broken = violation(r, atLeast, what);
+        if (broken.isPresent()) {
+            throw failure.apply(broken.get());
+        }
+        return r;
+    }
+
+    /** Runs {@code body} on a new virtual thread and waits for it; rethrows what it threw. */
+    private static void onVirtualThread(Body body) throws Throwable {
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread t = THREADS.newThread(Context.wrap(() -> {
+            try {
+                body.run();
+            } catch (Throwable e) {
+                thrown.set(e);
+            }
+        }));
+        t.start();
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            t.interrupt();
+            boolean done = false;
+            while (!done) {
+                try {
+                    t.join();
+                    done = true;
+                } catch (InterruptedException again) {
+                    // keep waiting: the body was told to stop, and must not outlive the check
+                }
+            }
+            throw e;
+        }
+        if (thrown.get() != null) {
+            throw thrown.get();
+        }
+    }
+
+    /** The message for a report that breaks the rule, or empty. */
+    private static Optional<String> violation(PinReport r, int atLeast, String what) {
+        if (atLeast == 0 && r.pins() > 0) {
+            return Optional.of("expected no pinned virtual threads, but " + what + " pinned "
+                    + times(r.pins()) + ":\n" + r.toText());
+        }
+        if (atLeast > 0 && r.pins() < atLeast) {
+            return Optional.of("expected " + what + " to pin a virtual thread at least " + times(atLeast)
+                    + ", but it pinned " + times(r.pins()) + (r.pins() == 0 ? "" : ":\n" + r.toText()));
+        }
+        return Optional.empty();
+    }
+
+    private static String times(long n) {
+        return n == 1 ? "once" : n + " times";
+    }
+}

@@ -1,0 +1,98 @@
+package dev.weft.pin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.weft.context.Context;
+import dev.weft.context.ContextKey;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+class PinCheckTest {
+
+    static final ContextKey<String> WHO = ContextKey.of("who");
+
+    static void pin() {
+        PinProbe.pin(Duration.ofMillis(5));   // pins the calling thread when it is virtual
+    }
+
+    @Test
+    void aCaptureRunsTheBodyOnANamedVirtualThreadWithTheCallersKeys() throws Throwable {
+        AtomicReference<Thread> ran = new AtomicReference<>();
+        AtomicReference<String> saw = new AtomicReference<>();
+        PinReport r = Context.where(WHO, "ann").call(() -> PinCheck.capture(() -> {
+            ran.set(Thread.currentThread());
+            saw.set(WHO.get());
+            pin();
+        }, true));
+        assertEquals(1, r.pins(), r.toText());
+        assertTrue(ran.get().isVirtual());
+        assertTrue(ran.get().getName().startsWith("weft-pin-check-"), ran.get().getName());
+        assertEquals("ann", saw.get());
+        assertEquals(0, PinCheck.capture(PinCheckTest::pin, false).pins(), "the test's platform thread only blocks");
+    }
+
+    @Test
+    void verifyFailsABrokenRuleAndAttachesItToTheBodysOwnFailure() throws Throwable {
+        assertEquals(0, PinCheck.verify(() -> { }, 0, "the code", true, AssertionError::new).pins());
+        assertEquals(2, PinCheck.verify(() -> {
+            pin();
+            pin();
+        }, 2, "the code", true, AssertionError::new).pins());
+        AssertionError none = assertThrows(AssertionError.class,
+                () -> PinCheck.verify(PinCheckTest::pin, 0, "the body", true, AssertionError::new));
+        assertTrue(none.getMessage().startsWith("expected no pinned virtual threads, but the body pinned once:\n1 pin at 1 site"),
+                none.getMessage());
+        assertTrue(none.getMessage().contains("at dev.weft.pin.ProbeInit.<clinit>"), "with the stack");
+        AssertionError some = assertThrows(AssertionError.class,
+                () -> PinCheck.verify(() -> { }, 1, "the body", true, AssertionError::new));
+        assertEquals("expected the body to pin a virtual thread at least once, but it pinned 0 times", some.getMessage());
+        IllegalStateException own = new IllegalStateException("mine");
+        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> PinCheck.verify(() -> {
+            pin();
+            throw own;
+        }, 0, "the body", true, AssertionError::new));
+        assertSame(own, thrown);
+        assertInstanceOf(AssertionError.class, thrown.getSuppressed()[0]);
+        assertThrows(IllegalArgumentException.class, () -> PinCheck.verify(() -> { }, -1, "x", true, AssertionError::new));
+    }
+
+    @Test
+    @Timeout(30)
+    void interruptingTheCallerInterruptsTheBodyAndWaitsForIt() throws Exception {
+        AtomicReference<Thread> body = new AtomicReference<>();
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch bodyInterrupted = new CountDownLatch(1);
+        AtomicReference<Throwable> callerGot = new AtomicReference<>();
+        Thread caller = Thread.ofPlatform().start(() -> {
+            try {
+                PinCheck.capture(() -> {
+                    body.set(Thread.currentThread());
+                    running.countDown();
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException e) {
+                        bodyInterrupted.countDown();
+                        Thread.sleep(20);   // still busy after the interrupt: the caller must wait for it
+                        throw e;
+                    }
+                }, true);
+            } catch (Throwable t) {
+                callerGot.set(t);
+            }
+        });
+        running.await();
+        caller.interrupt();
+        caller.join();
+        assertInstanceOf(InterruptedException.class, callerGot.get());
+        assertEquals(0, bodyInterrupted.getCount(), "the body was interrupted");
+        assertFalse(body.get().isAlive(), "and had ended when the check threw");
+    }
+}
