@@ -277,7 +277,7 @@ public final class PinningScenario implements Scenario {
     }
 
     /**
-     * Times {@code n} pin assertions the way {@code weft.pin/no-pins?} and {@code @NoPinning} make
+     * Times {@code n} pin assertions the way {@code weft.pin/no-pins?} and {@code @NoPins} make
      * them: a {@link PinCapture} around an empty body run on a new virtual thread, start to end, in
      * milliseconds.
      */
@@ -335,7 +335,7 @@ public final class PinningScenario implements Scenario {
         double[] l = toArray(latencies);
         Arrays.sort(l);
         ctx.note(String.format(Locale.ROOT, "Goal: a pin assertion (a JFR recording that must contain its own end marker,"
-                + " as in @NoPinning and the Clojure check) takes under 200 ms: %.1f ms median, %.1f ms at most, over %d"
+                + " as in @NoPins and weft.pin/no-pins?) takes under 200 ms: %.1f ms median, %.1f ms at most, over %d"
                 + " checks: %s.", Stats.median(l), l[l.length - 1], l.length, ctx.verdict(Stats.median(l) < 200)));
     }
 
