@@ -151,7 +151,7 @@
   (.remove live (.-id p))
   (.decrementAndGet running))
 
-(defn- run-proc [^Proc p f]
+(defn- run-proc [^Proc p f after]
   (let [t (Thread/currentThread)]
     (.setName t (str "weft-" (.-pname p) "-" (.-id p)))
     (.started p t)
@@ -160,23 +160,26 @@
       (f)
       (finally
         (.remove current-proc)
-        (end-proc! p)))))
+        (end-proc! p)
+        (when after (after))))))
 
 (defn- spawn!
   "Starts `(f)` on a new virtual thread owned by `scope` (Scope.spawn), registered as a
-  process named `pname`. Throws what Scope.spawn throws when the scope is closed or
-  cancelled; nothing is started then."
-  [^Scope scope ^String pname f]
-  (let [id (.incrementAndGet next-id)
-        p (Proc. id pname scope (System/nanoTime) nil 0 nil nil (System/nanoTime))]
-    (.put live id p)
-    (count-start!)
-    (try
-      (.spawn scope ^Runnable (fn [] (run-proc p f)))
-      (catch Throwable t
-        (end-proc! p)
-        (throw t)))
-    p))
+  process named `pname`; `(after)`, when given, runs in that thread once the process is
+  no longer registered. Throws what Scope.spawn throws when the scope is closed or
+  cancelled; nothing is started then (and `after` does not run)."
+  ([scope pname f] (spawn! scope pname f nil))
+  ([^Scope scope ^String pname f after]
+   (let [id (.incrementAndGet next-id)
+         p (Proc. id pname scope (System/nanoTime) nil 0 nil nil (System/nanoTime))]
+     (.put live id p)
+     (count-start!)
+     (try
+       (.spawn scope ^Runnable (fn [] (run-proc p f after)))
+       (catch Throwable t
+         (end-proc! p)
+         (throw t)))
+     p)))
 
 ;; ---------------------------------------------------------------------------------------
 ;; Ownership: the current scope, or the root.
@@ -267,10 +270,11 @@
 
 (defn- spawn-owned!
   "Spawns `(f scope)` as a process named `pname` in the scope that owns what `what` starts:
-  `(:scope opts)`, the current scope, or the root (opened on demand). Returns the scope."
-  ^Scope [what opts pname f]
+  `(:scope opts)`, the current scope, or the root (opened on demand); `after` as for
+  `spawn!`. Returns the scope."
+  ^Scope [what opts pname f after]
   (if-let [^Scope s (or (:scope opts) (.orElse (Scope/current) nil))]
-    (do (spawn! s pname #(f s)) s)
+    (do (spawn! s pname #(f s) after) s)
     (do (when-not (root-allowed?)
           (throw (IllegalStateException.
                   (str what " started outside any scope, and -D" root-property "=forbid: start it inside"
@@ -279,7 +283,7 @@
         (loop [tries 3]
           (let [r (the-root)
                 s (.-scope r)
-                started (try (spawn! s pname #(f s)) true
+                started (try (spawn! s pname #(f s) after) true
                              (catch CancellationException e (if (and (pos? tries) (not (identical? r (.get root)))) false (throw e)))
                              (catch IllegalStateException e (if (and (pos? tries) (not (identical? r (.get root)))) false (throw e))))]
             ;; A root being stopped by stop-root! at this moment refuses; the next root takes it.
@@ -500,9 +504,9 @@
                            (.increment cancelled-count)
                            (do (.increment failed-count)
                                (when-some [v (handled ex-handler t)]
-                                 (a/offer! c v)))))
-                       (finally
-                         (a/close! c)))))
+                                 (a/offer! c v)))))))
+                   ;; closed once the process is unregistered: a closed channel means it has finished
+                   #(a/close! c))
      c)))
 
 (defmacro process
@@ -592,6 +596,11 @@
         dispatcher (AtomicReference.)
         result (a/chan 1)
         scope-ref (AtomicReference.)
+        ;; the dispatcher and the workers still running; when it reaches 0 it stays there,
+        ;; because the dispatcher counts and only it starts workers
+        others (AtomicLong.)
+        others-ended (CompletableFuture.)
+        other-ended! (fn [] (when (zero? (.decrementAndGet others)) (.complete others-ended true)))
         stop! (fn [^Stop reason]
                 (loop []
                   (let [^Stop old (.get stop)]
@@ -625,10 +634,12 @@
                      (.complete ^CompletableFuture (.-result s) outcome)
                      (when-not ordered? (.offer q s)))))
         start-worker! (fn [^Scope scope ^Slot s]
+                        (.incrementAndGet others)
                         (try
-                          (spawn! scope pname (convey #(worker s)))
+                          (spawn! scope pname (convey #(worker s)) other-ended!)
                           true
                           (catch Throwable t
+                            (other-ended!)
                             (if (interrupt-like? t) (cancel!) (stop! (->Stop :failure (.-index s) t (.-input s))))
                             (.complete ^CompletableFuture (.-result s) skipped)
                             (when-not ordered? (.offer q s))
@@ -685,21 +696,25 @@
                       nil)
                     (a/close! result)))
         collect (fn [_]
-                  (try
-                    (loop [processed 0 total -1]
-                      (when-not (== processed total)
-                        (let [x (take-q)]
-                          (if (instance? End x)
-                            (recur processed (.-total ^End x))
-                            (do (deliver! x)
-                                (.release permits)
-                                (recur (inc processed) total))))))
-                    (finally (finish!))))
-        scope (spawn-owned! "pipeline" opts (str pname "-out") (fn [s] ((convey #(collect s)))))]
+                  (loop [processed 0 total -1]
+                    (when-not (== processed total)
+                      (let [x (take-q)]
+                        (if (instance? End x)
+                          (recur processed (.-total ^End x))
+                          (do (deliver! x)
+                              (.release permits)
+                              (recur (inc processed) total))))))
+                  ;; the result closes only once no other thread of the pipeline is left
+                  (.join others-ended))
+        ;; finish! runs after the collector is unregistered: when the result closes, every
+        ;; thread of the pipeline has finished
+        scope (spawn-owned! "pipeline" opts (str pname "-out") (fn [s] ((convey #(collect s)))) finish!)]
     (.set scope-ref scope)
+    (.incrementAndGet others)
     (try
-      (spawn! scope (str pname "-in") (convey #(dispatch scope)))
+      (spawn! scope (str pname "-in") (convey #(dispatch scope)) other-ended!)
       (catch Throwable t
+        (other-ended!)
         (cancel!)
         (.offer q (End. 0))
         (throw t)))
