@@ -863,9 +863,10 @@
 (defn measure-threads
   "Calls `f` (no arguments) and returns what it used: `{:value (f) :wall-ms ...
   :peak-platform-threads ... :platform-threads-started ... :max-mounted-virtual-threads ...
-  :processes-started ... :peak-processes ...}`. Platform threads are sampled every
-  `:interval-ms` (default 10) by one platform thread, counted in the figures; the JVM's peak
-  platform-thread count and the peak of running processes are reset at the start, so
+  :processes-started ... :peak-processes ... :scheduler {...}}`, where `:scheduler` has the
+  maxima of every sample (dev.weft.thread.SchedulerSamples). Platform threads are sampled
+  every `:interval-ms` (default 10) by one platform thread, counted in the figures; the JVM's
+  peak platform-thread count and the peak of running processes are reset at the start, so
   measurements running at the same time see each other's peaks. Options: :interval-ms."
   ([f] (measure-threads f nil))
   ([f {:keys [interval-ms] :or {interval-ms 10}}]
@@ -882,4 +883,5 @@
       :platform-threads-started (.platformThreadsStarted samples)
       :max-mounted-virtual-threads (let [m (.maxMountedVirtualThreads samples)] (when (>= m 0) m))
       :processes-started (- (.sum started-count) before)
-      :peak-processes (.get peak-running)})))
+      :peak-processes (.get peak-running)
+      :scheduler (into {} (map (fn [[k v]] [(keyword (.replace ^String k "_" "-")) v])) (.toMap samples))})))
