@@ -32,7 +32,9 @@ class LabSmokeTest {
     private static final Map<String, Set<String>> VARIANTS = Map.of(
             "pinning", Set.of("no-lock", "reentrant-lock", "synchronized", "class-init"),
             "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context"),
-            "coroutines", Set.of("dispatchers-io", "naive-loom", "weft", "raw-virtual"));
+            "coroutines", Set.of("dispatchers-io", "naive-loom", "weft", "raw-virtual"),
+            "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",
+                    "weft-process", "weft-pipeline"));
 
     @TempDir
     Path out;
