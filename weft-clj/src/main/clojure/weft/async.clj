@@ -537,7 +537,7 @@
 
 (deftype Slot [^long index input ^CompletableFuture result])
 (deftype End [^long total])
-(defrecord Stop [kind ^long index error input])
+(deftype Stop [kind ^long index error input])
 
 (def ^:private skipped ::skipped)
 
@@ -787,6 +787,10 @@
   cheap. Kept so that code moving from core.async's `pipeline-blocking` changes only its
   require."
   pipeline)
+
+;; The positional factories deftype defines are implementation details, not API.
+(doseq [v [#'->Proc #'->Root #'->Waiter #'->Deliver #'->Slot #'->End #'->Stop #'->Failed]]
+  (alter-meta! v assoc :private true))
 
 ;; ---------------------------------------------------------------------------------------
 ;; Accounting and leaks.

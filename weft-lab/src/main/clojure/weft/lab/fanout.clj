@@ -299,9 +299,11 @@
                              (if (seq (:uncaught pb)) (first (keys (:uncaught pb))) "no uncaught exception")
                              (long (:max-in-flight pb)) (double (:ms pb)) (long (:errors pb))
                              n (long (:max-in-flight wp)) (double (:ms wp)) (long (:errors wp)))))
-    (lab/note! ctx (format "N=%,d: peak platform threads: %s" n
-                           (str/join ", " (for [[vname _] variants]
-                                                       (str vname " " (:peak-platform-threads (figures vname)))))))))
+    (lab/note! ctx (format "N=%,d: peak platform threads / requests in flight at once on the server: %s" n
+                           (str/join ", " (for [[vname _] variants
+                                                :let [fig (figures vname)]]
+                                            (format "%s %,d / %,d" vname (long (:peak-platform-threads fig))
+                                                    (long (:max-in-flight fig)))))))))
 
 (defn run
   "Runs the scenario; see the namespace docstring."
