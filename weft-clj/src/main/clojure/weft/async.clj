@@ -178,7 +178,13 @@
        (.spawn scope ^Runnable (fn [] (run-proc p f after)))
        (catch Throwable t
          (end-proc! p)
-         (throw t)))
+         ;; A closed scope refuses with IllegalStateException; for a process that is its
+         ;; scope's end, a cancellation, like the refusal of a cancelled one.
+         (throw (if (and (instance? IllegalStateException t) (.isClosed scope))
+                  (doto (CancellationException. (str "scope " (.name scope) " has ended, so no process starts in it;"
+                                                     " start it while the scope is open, or in another scope"))
+                    (.initCause t))
+                  t))))
      p)))
 
 ;; ---------------------------------------------------------------------------------------
@@ -273,7 +279,9 @@
   `(:scope opts)`, the current scope, or the root (opened on demand); `after` as for
   `spawn!`. Returns the scope."
   ^Scope [what opts pname f after]
-  (if-let [^Scope s (or (:scope opts) (.orElse (Scope/current) nil))]
+  ;; currentOrEnded, not current: a thread of a scope that is ending must be refused by that
+  ;; scope, not start a process that escapes to an enclosing scope or the root
+  (if-let [^Scope s (or (:scope opts) (.orElse (Scope/currentOrEnded) nil))]
     (do (spawn! s pname #(f s) after) s)
     (do (when-not (root-allowed?)
           (throw (IllegalStateException.
@@ -284,8 +292,7 @@
           (let [r (the-root)
                 s (.-scope r)
                 started (try (spawn! s pname #(f s) after) true
-                             (catch CancellationException e (if (and (pos? tries) (not (identical? r (.get root)))) false (throw e)))
-                             (catch IllegalStateException e (if (and (pos? tries) (not (identical? r (.get root)))) false (throw e))))]
+                             (catch CancellationException e (if (and (pos? tries) (not (identical? r (.get root)))) false (throw e))))]
             ;; A root being stopped by stop-root! at this moment refuses; the next root takes it.
             (if started s (recur (dec tries))))))))
 
@@ -483,8 +490,8 @@
     :scope       the dev.weft.scope.Scope that owns the process
 
   Throws IllegalArgumentException for a bad option, CancellationException when the owning
-  scope is already cancelled and IllegalStateException when it is closed (nothing starts),
-  and IllegalStateException outside any scope under -Dweft.async.root=forbid."
+  scope has ended (cancelled or closed; nothing starts, and a process that started it ends
+  as cancelled), and IllegalStateException outside any scope under -Dweft.async.root=forbid."
   ([f] (process-call f nil))
   ([f opts]
    (when-not (ifn? f)
@@ -640,7 +647,9 @@
                           true
                           (catch Throwable t
                             (other-ended!)
-                            (if (interrupt-like? t) (cancel!) (stop! (->Stop :failure (.-index s) t (.-input s))))
+                            (if (or (interrupt-like? t) (.isCancelled scope))
+                              (cancel!)
+                              (stop! (->Stop :failure (.-index s) t (.-input s))))
                             (.complete ^CompletableFuture (.-result s) skipped)
                             (when-not ordered? (.offer q s))
                             false)))
@@ -663,7 +672,9 @@
                                  (when (start-worker! scope s)
                                    (recur (inc i))))))))
                        (catch Throwable t
-                         (stop! (->Stop :failure (aget total 0) t nil)))
+                         (if (.isCancelled scope)
+                           (cancel!)
+                           (stop! (->Stop :failure (aget total 0) t nil))))
                        (finally
                          (.set dispatcher nil)
                          (.offer q (End. (aget total 0)))))))
@@ -675,9 +686,16 @@
                      (let [^CompletableFuture r (.-result s)]
                        (try (.get r)
                             (catch InterruptedException _ (cancel!) (.join r)))))
+        ;; A scope interrupts its threads once: after the collector has seen that interrupt it
+        ;; must never block on `to` again, so a cancelled scope delivers nothing more, even
+        ;; the outputs before an earlier failure.
+        deliverable-now? (fn [^Slot s]
+                           (if (.isCancelled ^Scope (.get scope-ref))
+                             (do (cancel!) false)
+                             (deliverable? (.get stop) ordered? (.-index s))))
         deliver! (fn [^Slot s]
                    (let [outcome (await-slot s)]
-                     (when (and (instance? List outcome) (deliverable? (.get stop) ordered? (.-index s)))
+                     (when (and (instance? List outcome) (deliverable-now? s))
                        (loop [[v & more] (seq outcome)]
                          (when (some? v)
                            (let [ok (try (>!! to v) (catch InterruptedException _ (cancel!) ::cancelled))]

@@ -127,7 +127,27 @@
     (s/cancel! sc)
     (is (thrown? CancellationException (wa/process 1))))
   (let [closed (with-scope [sc] sc)]
-    (is (thrown-with-msg? IllegalStateException #"is closed" (wa/process-call (constantly 1) {:scope closed})))))
+    (is (thrown-with-msg? CancellationException #"scope scope has ended, so no process starts in it"
+                          (wa/process-call (constantly 1) {:scope closed}))))
+  (testing "a process of an ending scope cannot start one that escapes it"
+    (let [cancelled-before (-> (wa/thread-stats) :processes :cancelled)
+          failed-before (-> (wa/thread-stats) :processes :failed)
+          started (CountDownLatch. 1)
+          outcome (promise)
+          c (with-scope [_]
+              (let [c (wa/process (try (.countDown started)
+                                       (wa/<!! (a/chan))
+                                       (catch InterruptedException _
+                                         ;; its scope is closing: a nested process is refused
+                                         (deliver outcome (try (wa/process 1) (catch CancellationException e e)))))
+                                  (wa/process :never))]
+                (await-latch started)
+                c))]
+      (is (instance? CancellationException (deref outcome 10000 nil)))
+      (is (nil? (within c 100)))
+      (is (not-any? #(= "async-root" (:scope %)) (wa/processes)) "nothing escaped to the root")
+      (is (= 1 (- (-> (wa/thread-stats) :processes :cancelled) cancelled-before)) "the outer one ended as cancelled")
+      (is (= failed-before (-> (wa/thread-stats) :processes :failed))))))
 
 (deftest outside-any-scope-a-process-belongs-to-the-root
   (let [parked (CountDownLatch. 1)
