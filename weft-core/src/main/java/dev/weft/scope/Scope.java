@@ -230,6 +230,20 @@ public final class Scope implements AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * The scope the calling thread belongs to, whether or not it has ended: the innermost open
+     * scope the thread owns, else the scope that started the thread (a subtask or {@link #spawn
+     * spawned} thread, or a thread started from one with weft's context conveyance) even when that
+     * scope is cancelled or closed by now, else empty. Where {@link #current()} moves on to the
+     * enclosing scope once a scope has closed, this one does not: code that starts threads on the
+     * caller's behalf uses it so that a thread still running in an ended scope (being cancelled)
+     * is refused by that scope ({@link #spawn} throws) rather than escaping to an enclosing one.
+     */
+    public static Optional<Scope> currentOrEnded() {
+        Scope s = OWNED.get();
+        return Optional.ofNullable(s != null ? s : CURRENT.get());
+    }
+
     /** The scope's name, used for its threads ({@code weft-<name>-<n>}) and messages. */
     public String name() {
         return name;

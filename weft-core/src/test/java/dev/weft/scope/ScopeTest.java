@@ -476,6 +476,33 @@ class ScopeTest {
     }
 
     @Test
+    void aThreadOfAnEndedScopeStillBelongsToIt() throws Exception {
+        CountDownLatch interrupted = new CountDownLatch(1);
+        AtomicReference<Optional<Scope>> current = new AtomicReference<>();
+        AtomicReference<Optional<Scope>> orEnded = new AtomicReference<>();
+        try (Scope outer = Scope.open()) {
+            Scope inner = Scope.open();
+            inner.spawn(() -> {
+                try {
+                    blockUntilInterrupted(interrupted);
+                } catch (InterruptedException e) {
+                    // the inner scope is closing: it is closed, and this thread still runs
+                    current.set(Scope.current());
+                    orEnded.set(Scope.currentOrEnded());
+                }
+            });
+            assertSame(inner, Scope.currentOrEnded().orElseThrow(), "the owned scope");
+            inner.close();   // interrupts the spawned thread and waits for it
+            assertEquals(0, interrupted.getCount());
+            assertSame(outer, current.get().orElseThrow(), "current() moves on to the enclosing scope");
+            assertSame(inner, orEnded.get().orElseThrow(), "currentOrEnded() keeps the ended one");
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> inner.spawn(() -> { }));
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        }
+        assertEquals(Optional.empty(), Scope.currentOrEnded());
+    }
+
+    @Test
     void closingAnOuterScopeClosesNestedOnesLeftOpen() {
         Scope outer = Scope.open();
         Scope inner = Scope.open();

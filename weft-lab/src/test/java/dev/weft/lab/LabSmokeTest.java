@@ -34,7 +34,9 @@ class LabSmokeTest {
             "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context"),
             "coroutines", Set.of("dispatchers-io", "naive-loom", "weft", "raw-virtual"),
             "http", Set.of("jetty-50-threads@120", "weft-ring@120", "jetty-virtual@120", "weft-ring@1000",
-                    "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120"));
+                    "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
+            "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",
+                    "weft-process", "weft-pipeline"));
 
     @TempDir
     Path out;

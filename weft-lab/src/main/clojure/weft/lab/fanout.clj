@@ -1,0 +1,345 @@
+(ns weft.lab.fanout
+  "Lab scenario `fanout` (article 000): N HTTP GETs against an endpoint on 127.0.0.1 that
+  waits 1 s before it answers (dev.weft.lab.scenarios.fanout.WaitServer, in a JVM of its
+  own), made six ways:
+    core-async-go                 `go` with the blocking call inside (what the article did)
+    core-async-thread             core.async `thread` per request
+    core-async-pipeline-blocking  core.async `pipeline-blocking` with n = N
+    virtual-threads               one plain virtual thread per request: the reference
+    weft-process                  one weft.async process per request, in a scope
+    weft-pipeline                 weft.async `pipeline` with n = N, in a scope
+  Every variant makes the same blocking java.net.http.HttpClient call, through a client
+  built with a virtual-thread executor (without one the client runs its own platform
+  workers, which would blur the thread counts), new for each variant. Per variant: wall
+  time, peak platform threads of this JVM (SchedulerSampler, through weft.async's
+  measure-threads), requests in flight at once on the server, errors, lost workers, and
+  whether the calls ran on virtual threads. core.async's cached pools are emptied between
+  variants (their idle threads would otherwise count in the next variant's peak).
+
+  Sizes: smoke N = 20 against a 200 ms wait, one round; quick N = 1,000, three rounds; full
+  N = 100 (the article's size, plain variant names) and N = 10,000 (names
+  `<variant>@10000`), three rounds each, and at N = 10,000 once more the article's own way of
+  collecting results, which loses most of them. Each round runs the variants in a new order;
+  a variant's figures are those of its median round (every round's time is kept in extras)."
+  (:require [clojure.core.async :as a]
+            [clojure.core.async.impl.dispatch :as dispatch]
+            [clojure.string :as str]
+            [weft.async :as wa]
+            [weft.lab.scenario :as lab]
+            [weft.scope :refer [with-scope]])
+  (:import (dev.weft.lab ScenarioContext)
+           (java.net URI)
+           (java.net.http HttpClient HttpClient$Version HttpRequest HttpResponse$BodyHandlers)
+           (java.nio.file Files LinkOption Path)
+           (java.time Duration)
+           (java.util.concurrent ExecutorService Executors ThreadPoolExecutor TimeUnit)
+           (java.util.concurrent.atomic AtomicLong)))
+
+(set! *warn-on-reflection* true)
+
+;; ---------------------------------------------------------------------------------------
+;; The endpoint
+
+(defn- start-server!
+  "Starts the WaitServer JVM and returns its port (waits at most 60 s for it to listen)."
+  [^ScenarioContext ctx max-seconds]
+  (let [port-file (.resolve (.workDir ctx) "fanout-server.port")]
+    (Files/deleteIfExists port-file)
+    (let [p (.startJvm ctx "fanout-server" ["-Dsun.net.httpserver.nodelay=true" "-XX:+UseSerialGC"]
+                       "dev.weft.lab.scenarios.fanout.WaitServer"
+                       [(str port-file) (str max-seconds)])]
+      (loop [i 0]
+        (cond
+          (Files/exists port-file (make-array LinkOption 0)) (Long/parseLong (.strip (Files/readString port-file)))
+          (not (.isAlive ^Process p)) (throw (IllegalStateException.
+                                              (str "the fanout server JVM exited with " (.exitValue ^Process p)
+                                                   "; see " (.resolve (.workDir ctx) "fanout-server.log"))))
+          (> i 600) (throw (IllegalStateException. "the fanout server did not listen within 60 s"))
+          :else (do (Thread/sleep 100) (recur (inc i))))))))
+
+(defn- new-client
+  "The client every variant uses: HTTP/1.1, built with `executor` so it starts no workers of its own."
+  ^HttpClient [^ExecutorService executor]
+  (-> (HttpClient/newBuilder)
+      (.version HttpClient$Version/HTTP_1_1)
+      (.executor executor)
+      (.connectTimeout (Duration/ofSeconds 60))
+      (.build)))
+
+(defn- server-stats
+  "[max-in-flight served] since the last reset; with `reset?` starts a new count."
+  [^HttpClient client port reset?]
+  (let [req (-> (HttpRequest/newBuilder (URI. (str "http://127.0.0.1:" port "/stats" (when reset? "?reset"))))
+                (.timeout (Duration/ofSeconds 30))
+                (.build))
+        body (str (.body (.send client req (HttpResponse$BodyHandlers/ofString))))]
+    (mapv #(Long/parseLong %) (.split body " "))))
+
+;; ---------------------------------------------------------------------------------------
+;; The six ways to make N calls. Each takes `call` (no arguments: one blocking GET, returning
+;; its outcome) and N, and returns the N outcomes.
+
+(defn- core-async-go
+  "One `go` block per call, its result taken from the channel `go` returns."
+  [call n]
+  (mapv a/<!! (mapv (fn [_] (a/go (call))) (range n))))
+
+(def ^:private give-up-ms 10000)
+
+(defn- core-async-go-shared-channel
+  "The article's own code: every `go` block puts its result on one `(chan 1)` with `>!`,
+  and a `go-loop` collects N values. Beyond 1,024 puts waiting on that channel core.async
+  throws them away (AssertionError in the go block), so the loop gives up `give-up-ms`
+  after the last value it got; returns what it collected."
+  [call n]
+  (let [ch (a/chan 1)]
+    (dotimes [_ n]
+      (a/go (a/>! ch (call))))
+    (a/<!! (a/go-loop [i n acc []]
+             (if (pos? i)
+               (let [[v port] (a/alts! [ch (a/timeout give-up-ms)])]
+                 (if (= port ch) (recur (dec i) (conj acc v)) acc))
+               acc)))))
+
+(defn- core-async-thread [call n]
+  (mapv a/<!! (mapv (fn [_] (a/thread (call))) (range n))))
+
+(defn- filled
+  "A closed channel holding 0 .. n-1, made without a go block."
+  [n]
+  (let [c (a/chan n)]
+    (dotimes [i n] (a/offer! c i))
+    (a/close! c)
+    c))
+
+(defn- drain [c]
+  (loop [acc []]
+    (if-some [v (a/<!! c)]
+      (recur (conj acc v))
+      acc)))
+
+(defn- core-async-pipeline-blocking [call n]
+  (let [to (a/chan n)]
+    (a/pipeline-blocking n to (map (fn [_] (call))) (filled n))
+    (drain to)))
+
+(defn- virtual-threads [call n]
+  (let [out (object-array n)
+        threads (mapv (fn [i] (Thread/startVirtualThread (fn [] (aset out i (call))))) (range n))]
+    (doseq [^Thread t threads] (.join t))
+    (vec out)))
+
+(defn- weft-process [call n]
+  (with-scope [_]
+    (mapv wa/<!! (mapv (fn [_] (wa/process (call))) (range n)))))
+
+(defn- weft-pipeline [call n]
+  (with-scope [_]
+    (let [to (a/chan n)]
+      (wa/pipeline n to (map (fn [_] (call))) (filled n))
+      (drain to))))
+
+(def ^:private variants
+  [["core-async-go" core-async-go]
+   ["core-async-thread" core-async-thread]
+   ["core-async-pipeline-blocking" core-async-pipeline-blocking]
+   ["virtual-threads" virtual-threads]
+   ["weft-process" weft-process]
+   ["weft-pipeline" weft-pipeline]])
+
+(def ^:private published
+  "What the article measured for N = 100 against a remote server, per variant that matches
+  one of its runs: go blocks on core.async 1.9.829-alpha2 with vthreads=target (virtual
+  threads), and with vthreads=avoid (platform threads, which is what `go` is again in
+  1.9.865)."
+  {"core-async-go" {:ms 4712.404833 :threads 107}
+   "virtual-threads" {:ms 3652.99125 :threads 25}
+   "weft-process" {:ms 3652.99125 :threads 25}})
+
+;; ---------------------------------------------------------------------------------------
+;; Measuring
+
+(defn- empty-core-async-pools!
+  "Lets the idle threads of core.async's cached pools end now, so that a variant's peak
+  counts only the threads it needs itself (they would otherwise idle for 60 s)."
+  []
+  (doseq [workload [:mixed :compute]]
+    (let [e (dispatch/executor-for workload)]
+      (when (instance? ThreadPoolExecutor e)
+        (let [^ThreadPoolExecutor e e
+              keep-alive (.getKeepAliveTime e TimeUnit/NANOSECONDS)]
+          (.setKeepAliveTime e 1 TimeUnit/MILLISECONDS)
+          (loop [i 0]
+            (when (and (pos? (.getPoolSize e)) (< i 500))
+              (Thread/sleep 10)
+              (recur (inc i))))
+          (.setKeepAliveTime e keep-alive TimeUnit/NANOSECONDS))))))
+
+(defn- counting-uncaught-handler
+  "A default uncaught-exception handler that counts what it gets, by exception class and
+  the first line of its message, instead of printing thousands of stack traces."
+  [counts]
+  (reify Thread$UncaughtExceptionHandler
+    (uncaughtException [_ _ e]
+      (swap! counts update (str (.getName (class e)) ": " (first (str/split-lines (str (ex-message e)))))
+             (fnil inc 0)))))
+
+(defn- measure
+  "Runs variant `f` once for `n` calls that each wait `wait-ms` on the server; returns its figures."
+  [f n wait-ms port ^HttpClient stats-client]
+  (empty-core-async-pools!)
+  (System/gc)
+  (let [executor (Executors/newVirtualThreadPerTaskExecutor)
+        client (new-client executor)
+        req (-> (HttpRequest/newBuilder (URI. (str "http://127.0.0.1:" port "/wait?ms=" wait-ms)))
+                (.timeout (Duration/ofSeconds 120))
+                (.build))
+        on-virtual (AtomicLong.)
+        call (fn []
+               (when (.isVirtual (Thread/currentThread)) (.incrementAndGet on-virtual))
+               (try (.statusCode (.send client req (HttpResponse$BodyHandlers/discarding)))
+                    (catch Exception e (.getName (class e)))))
+        uncaught (atom {})
+        before (Thread/getDefaultUncaughtExceptionHandler)
+        _ (server-stats stats-client port true)
+        m (try
+            (Thread/setDefaultUncaughtExceptionHandler (counting-uncaught-handler uncaught))
+            (wa/measure-threads #(f call n))
+            (finally
+              (Thread/setDefaultUncaughtExceptionHandler before)
+              (.close client)
+              (.close executor)))
+        [in-flight served] (server-stats stats-client port false)
+        outcomes (:value m)]
+    {:ms (:wall-ms m)
+     :n n
+     :wait-ms wait-ms
+     :peak-platform-threads (:peak-platform-threads m)
+     :max-in-flight in-flight
+     :served served
+     :completed (count outcomes)
+     :errors (+ (- n (count outcomes)) (count (remove #(= 200 %) outcomes)))
+     :error-kinds (frequencies (remove #(= 200 %) outcomes))
+     :uncaught @uncaught
+     :on-virtual-threads (.get on-virtual)
+     :processes-started (:processes-started m)
+     :scheduler (:scheduler m)}))
+
+(defn- lost-to
+  "How many threads or go blocks died on an uncaught AssertionError about core.async's
+  limit of 1,024 pending `kind` (\"takes\" or \"puts\") on one channel."
+  [figures kind]
+  (reduce + 0 (keep (fn [[k v]] (when (str/includes? k (str "pending " kind)) v)) (:uncaught figures))))
+
+(defn- lost-workers
+  "Workers core.async's pipeline lost to its pending-takes limit."
+  [figures]
+  (lost-to figures "takes"))
+
+(defn- run-size
+  "Measures every variant at size `n` over `rounds` rounds, each in a new order, and keeps
+  each variant's median run (all of its figures come from that one run; an odd number of
+  rounds makes it the true median). Returns {variant-name figures}."
+  [ctx n wait-ms rounds port stats-client]
+  (let [runs (atom {})]
+    (doseq [round (range rounds)
+            [vname f] (shuffle variants)]
+      (let [fig (measure f n wait-ms port stats-client)]
+        (swap! runs update vname (fnil conj []) fig)
+        (lab/progress! ctx (format "N=%,d round %d: %-28s %8.0f ms, peak %,5d platform threads, %,6d in flight, %d errors"
+                                   n (inc round) vname (double (:ms fig)) (long (:peak-platform-threads fig))
+                                   (long (:max-in-flight fig)) (long (:errors fig))))))
+    (into {} (map (fn [[k figs]]
+                    [k (assoc (nth (sort-by :ms figs) (quot (count figs) 2)) :all-ms (mapv :ms figs))]))
+          @runs)))
+
+(defn- report-size!
+  "Reports the six variants of one size; `suffix` names them (\"\" or \"@10000\")."
+  [ctx n wait-ms figures suffix]
+  (let [reference (figures "virtual-threads")
+        ref-ms (double (:ms reference))
+        ref-threads (double (:peak-platform-threads reference))
+        ;; at N = 10,000 two cores run client and server: the reference, not the wait, is the floor
+        cpu-bound? (> n 1000)
+        limit (if cpu-bound? ref-ms (double wait-ms))]
+    (doseq [[vname _] variants]
+      (let [fig (figures vname)
+            pub (when (and (= suffix "") (not= wait-ms 200)) (published vname))]
+        (lab/variant! ctx {:name (str vname suffix)
+                           :unit "ms"
+                           :value (:ms fig)
+                           :limit limit
+                           :published (:ms pub)
+                           :extra (cond-> {:n n
+                                           :server_wait_ms wait-ms
+                                           :peak_platform_threads (:peak-platform-threads fig)
+                                           :max_in_flight (:max-in-flight fig)
+                                           :completed (:completed fig)
+                                           :errors (:errors fig)
+                                           :error_kinds (update-keys (:error-kinds fig) str)
+                                           :lost_workers (lost-workers fig)
+                                           :uncaught_exceptions (:uncaught fig)
+                                           :calls_on_virtual_threads (:on-virtual-threads fig)
+                                           :wall_vs_virtual_threads (/ (double (:ms fig)) ref-ms)
+                                           :platform_threads_vs_virtual_threads (/ (double (:peak-platform-threads fig)) ref-threads)
+                                           :all_runs_ms (:all-ms fig)
+                                           :scheduler (:scheduler fig)}
+                                    pub (assoc :published_threads (:threads pub)))})))
+    (doseq [vname ["weft-process" "weft-pipeline"]]
+      (let [fig (figures vname)
+            wall (/ (double (:ms fig)) ref-ms)
+            threads (/ (double (:peak-platform-threads fig)) ref-threads)]
+        (lab/note! ctx (format "N=%,d: %s took %.3fx the wall time of virtual-threads (goal <= 1.10x) with %.3fx its peak platform threads (%d vs %d; goal <= 1.2x): %s"
+                               n vname wall threads (long (:peak-platform-threads fig)) (long ref-threads)
+                               (lab/verdict ctx (and (<= wall 1.10) (<= threads 1.2)))))))
+    (let [pb (figures "core-async-pipeline-blocking")
+          wp (figures "weft-pipeline")]
+      (lab/note! ctx (format "N=%,d: core.async pipeline-blocking with n = %,d: %,d workers lost (%s), %,d requests in flight at most, %,.0f ms, %d errors; weft pipeline with n = %,d: %,d in flight at most, %,.0f ms, %d errors"
+                             n n (long (lost-workers pb))
+                             (if (seq (:uncaught pb)) (first (keys (:uncaught pb))) "no uncaught exception")
+                             (long (:max-in-flight pb)) (double (:ms pb)) (long (:errors pb))
+                             n (long (:max-in-flight wp)) (double (:ms wp)) (long (:errors wp)))))
+    (lab/note! ctx (format "N=%,d: peak platform threads / requests in flight at once on the server: %s" n
+                           (str/join ", " (for [[vname _] variants
+                                                :let [fig (figures vname)]]
+                                            (format "%s %,d / %,d" vname (long (:peak-platform-threads fig))
+                                                    (long (:max-in-flight fig)))))))))
+
+(defn run
+  "Runs the scenario; see the namespace docstring."
+  [^ScenarioContext ctx]
+  (let [mode (lab/mode ctx)
+        wait-ms (if (= mode :smoke) 200 1000)
+        sizes (case mode :smoke [20] :quick [1000] :full [100 10000])
+        rounds (lab/size ctx 1 3 3)
+        port (start-server! ctx (lab/size ctx 120 300 1800))
+        stats-executor (Executors/newVirtualThreadPerTaskExecutor)
+        stats-client (new-client stats-executor)]
+    (lab/limit-note! ctx (str "every call waits " wait-ms " ms on the server, so " wait-ms " ms is the floor at any N"
+                              " (Little's law: N calls in flight at once); at N = 10,000 this 2-core machine runs"
+                              " client and server on the same cores, so the floor there is the virtual-threads"
+                              " reference of the same run"))
+    (lab/note! ctx (str "published: the article's N = 100 against a remote server (go blocks on core.async"
+                        " 1.9.829-alpha2: 3,653 ms on virtual threads with ~25 threads, 4,712 ms on platform"
+                        " threads with ~107); core.async here is 1.9.865, where go runs on platform threads again"))
+    (try
+      ;; The first fan-out of a JVM pair pays for growing both sides' connection and thread
+      ;; structures: one at full size, against short waits, takes that off the first variant.
+      (when-not (= mode :smoke)
+        (lab/progress! ctx (format "warming up: virtual-threads at N=%,d against 50 ms waits" (peek sizes)))
+        (measure virtual-threads (peek sizes) 50 port stats-client))
+      (doseq [n sizes]
+        (let [figures (run-size ctx n wait-ms rounds port stats-client)]
+          (report-size! ctx n wait-ms figures (if (and (= mode :full) (= n 10000)) "@10000" ""))))
+      (when (= mode :full)
+        (let [n (peek sizes)
+              fig (measure core-async-go-shared-channel n wait-ms port stats-client)]
+          (lab/progress! ctx (format "N=%,d, the article's collection: %,d of %,d results" n (long (:completed fig)) n))
+          (lab/note! ctx (format (str "N=%,d with the article's own collection (every go block puts its result on one"
+                                      " (chan 1)): %,d of %,d results arrived; %,d go blocks died on core.async's limit of"
+                                      " 1,024 pending puts, so the loop gave up %,d ms after the last value (%,.0f ms in all)."
+                                      " The core-async-go variant therefore takes each result from the channel its go block returns")
+                                 n (long (:completed fig)) n (long (lost-to fig "puts")) give-up-ms (double (:ms fig))))))
+      (finally
+        (.close stats-client)
+        (.close stats-executor)))))
