@@ -238,10 +238,27 @@ public final class Scope implements AutoCloseable {
      * enclosing scope once a scope has closed, this one does not: code that starts threads on the
      * caller's behalf uses it so that a thread still running in an ended scope (being cancelled)
      * is refused by that scope ({@link #spawn} throws) rather than escaping to an enclosing one.
+     *
+     * @throws CancellationException when the calling thread was started in a scope that has since
+     *                               closed and let go of its state (a thread started from a
+     *                               subtask through context conveyance, outliving the scope): it
+     *                               belongs to no open scope and must not pass for an unscoped one
      */
     public static Optional<Scope> currentOrEnded() {
-        Scope s = OWNED.get();
-        return Optional.ofNullable(s != null ? s : CURRENT.get());
+        Scope owned = OWNED.get();
+        if (owned != null) {
+            return Optional.of(owned);
+        }
+        Handle h = CURRENT.get();
+        if (h == null) {
+            return Optional.empty();
+        }
+        Scope s = h.scope;
+        if (s == null) {
+            throw new CancellationException("this thread was started in a scope that has closed since;"
+                    + " start new work from a thread of an open scope, or pass the scope to use explicitly");
+        }
+        return Optional.of(s);
     }
 
     /** The scope's name, used for its threads ({@code weft-<name>-<n>}) and messages. */

@@ -503,6 +503,30 @@ class ScopeTest {
     }
 
     @Test
+    void aThreadThatOutlivesItsClosedScopeBelongsToNoScope() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Object> seen = new AtomicReference<>();
+        Thread outliving;
+        try (Scope scope = Scope.open()) {
+            // A thread started from a subtask with context conveyance, not owned by the scope.
+            Subtask<Thread> started = scope.fork(() -> Thread.ofVirtual().start(Context.wrap(() -> {
+                try {
+                    release.await();
+                    seen.set(List.of(Scope.current(), Scope.currentOrEnded()));
+                } catch (Throwable t) {
+                    seen.set(t);
+                }
+            })));
+            scope.join();
+            outliving = started.get();
+        }
+        release.countDown();
+        outliving.join();
+        assertTrue(seen.get() instanceof CancellationException, String.valueOf(seen.get()));
+        assertTrue(((Throwable) seen.get()).getMessage().contains("closed since"), String.valueOf(seen.get()));
+    }
+
+    @Test
     void closingAnOuterScopeClosesNestedOnesLeftOpen() {
         Scope outer = Scope.open();
         Scope inner = Scope.open();
