@@ -61,7 +61,8 @@
             [clojure.core.async.impl.protocols :as impl]
             [weft.core :as core]
             [weft.impl :as wimpl])
-  (:import (dev.weft.scope Scope)
+  (:import (dev.weft.context Context ContextKey)
+           (dev.weft.scope Scope)
            (dev.weft.thread SchedulerSampler SchedulerSamples)
            (java.nio.channels ClosedByInterruptException)
            (java.time Duration)
@@ -138,7 +139,11 @@
 (defonce ^:private ^LongAdder failed-count (LongAdder.))
 (defonce ^:private ^LongAdder cancelled-count (LongAdder.))
 
-(def ^:private ^ThreadLocal current-proc (ThreadLocal.))
+(def ^:private ^ContextKey current-proc
+  "The process the current thread runs, for the leak report. A hidden context key, not a
+  ThreadLocal: setting a ThreadLocal in a fresh virtual thread allocates its ThreadLocalMap
+  and a weak entry, per process; a key is one binding in the snapshot the thread already has."
+  (ContextKey/hidden "weft.async/process"))
 
 (defn- count-start! []
   (.increment started-count)
@@ -156,11 +161,9 @@
   (let [t (Thread/currentThread)]
     (.setName t (str "weft-" (.-pname p) "-" (.-id p)))
     (.started p t)
-    (.set current-proc p)
     (try
-      (f)
+      (.run (Context/where current-proc p) ^Runnable f)
       (finally
-        (.remove current-proc)
         (end-proc! p)
         (when after (after))))))
 

@@ -18,7 +18,7 @@
 
   Sizes: smoke N = 20 against a 200 ms wait, one round; quick N = 1,000, three rounds; full
   N = 100 (the article's size, plain variant names) and N = 10,000 (names
-  `<variant>@10000`), three rounds each, and at N = 10,000 once more the article's own way of
+  `<variant>@10000`), five rounds each, and at N = 10,000 once more the article's own way of
   collecting results, which loses most of them. Each round runs the variants in a new order;
   a variant's figures are those of its median round (every round's time is kept in extras)."
   (:require [clojure.core.async :as a]
@@ -311,7 +311,7 @@
   (let [mode (lab/mode ctx)
         wait-ms (if (= mode :smoke) 200 1000)
         sizes (case mode :smoke [20] :quick [1000] :full [100 10000])
-        rounds (lab/size ctx 1 3 3)
+        rounds (lab/size ctx 1 3 5)
         port (start-server! ctx (lab/size ctx 120 300 1800))
         stats-executor (Executors/newVirtualThreadPerTaskExecutor)
         stats-client (new-client stats-executor)]

@@ -27,7 +27,8 @@ public record Table(List<String> header, List<List<String>> rows) {
                     withUnit(v.published(), v.unit()), withUnit(v.limit(), v.unit()), ratio(v.ratio())));
             if (threads) {
                 Object peak = peakPlatformThreads(v);
-                row.add(peak == null ? "-" : peak.toString());
+                row.add(peak instanceof Number n ? String.format(Locale.ROOT, "%,d", n.longValue())
+                        : peak == null ? "-" : peak.toString());
             }
             rows.add(row);
         }
