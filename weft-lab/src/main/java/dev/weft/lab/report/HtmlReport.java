@@ -19,10 +19,9 @@ import java.util.Map;
  */
 public final class HtmlReport {
 
-    private static final int WIDTH = 780;
-    private static final int LABEL_WIDTH = 220;
-    private static final int PLOT_X = 230;
-    private static final int PLOT_WIDTH = 440;
+    private static final int WIDTH = 820;
+    /** Room for the figures' own column at the right. */
+    private static final int FIGURES = 90;
     private static final int ROW = 30;
     private static final int TOP = 34;
     private static final int AXIS = 28;
@@ -108,12 +107,17 @@ public final class HtmlReport {
         }
         double max = figures.stream().mapToDouble(Double::doubleValue).max().orElse(1);
         double minPositive = figures.stream().mapToDouble(Double::doubleValue).filter(d -> d > 0).min().orElse(max);
-        Scale scale = max > 0 && minPositive > 0 && max / minPositive > 30 ? Scale.log(minPositive, max) : Scale.linear(max);
+        // The label column fits the longest variant name (about 7 px per character at 12 px).
+        int labelWidth = Math.max(120, 10 + 7 * variants.stream().mapToInt(v -> v.name().length()).max().orElse(0));
+        int plotX = labelWidth + 10;
+        int plotWidth = WIDTH - plotX - FIGURES;
+        Scale scale = max > 0 && minPositive > 0 && max / minPositive > 30
+                ? Scale.log(minPositive, max, plotX, plotWidth) : Scale.linear(max, plotX, plotWidth);
         int height = TOP + variants.size() * ROW + AXIS;
         StringBuilder s = new StringBuilder();
         s.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">%n",
                 WIDTH, height, esc(unit)));
-        legend(s, unit, scale.log);
+        legend(s, unit, scale.log, labelWidth, plotX);
         for (double tick : scale.ticks()) {
             double x = scale.x(tick);
             s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>", x, TOP - 4, x, height - AXIS));
@@ -125,7 +129,7 @@ public final class HtmlReport {
             int y = TOP + i * ROW;
             double mid = y + ROW / 2.0;
             s.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" dominant-baseline=\"middle\">%s</text>",
-                    LABEL_WIDTH, mid, esc(v.name())));
+                    labelWidth, mid, esc(v.name())));
             double x0 = scale.x(scale.lo);
             double x1 = Math.max(x0 + 1, scale.x(v.value()));
             s.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"14\" fill=\"#4c78a8\"><title>%s</title></rect>",
@@ -148,16 +152,16 @@ public final class HtmlReport {
         return s.append("</svg>\n").toString();
     }
 
-    private static void legend(StringBuilder s, String unit, boolean log) {
-        s.append("<rect x=\"").append(PLOT_X).append("\" y=\"8\" width=\"12\" height=\"12\" fill=\"#4c78a8\"/>")
-                .append("<text x=\"").append(PLOT_X + 17).append("\" y=\"18\">measured</text>")
-                .append("<line x1=\"").append(PLOT_X + 95).append("\" y1=\"6\" x2=\"").append(PLOT_X + 95)
+    private static void legend(StringBuilder s, String unit, boolean log, int labelWidth, int plotX) {
+        s.append("<rect x=\"").append(plotX).append("\" y=\"8\" width=\"12\" height=\"12\" fill=\"#4c78a8\"/>")
+                .append("<text x=\"").append(plotX + 17).append("\" y=\"18\">measured</text>")
+                .append("<line x1=\"").append(plotX + 95).append("\" y1=\"6\" x2=\"").append(plotX + 95)
                 .append("\" y2=\"22\" stroke=\"#111\" stroke-width=\"2.5\"/>")
-                .append("<text x=\"").append(PLOT_X + 102).append("\" y=\"18\">limit</text>")
-                .append("<polygon points=\"").append(PLOT_X + 151).append(",8 ").append(PLOT_X + 157).append(",14 ")
-                .append(PLOT_X + 151).append(",20 ").append(PLOT_X + 145).append(",14\" fill=\"none\" stroke=\"#e45756\" stroke-width=\"2\"/>")
-                .append("<text x=\"").append(PLOT_X + 162).append("\" y=\"18\">published</text>")
-                .append("<text x=\"").append(LABEL_WIDTH).append("\" y=\"18\" text-anchor=\"end\" fill=\"#666\">")
+                .append("<text x=\"").append(plotX + 102).append("\" y=\"18\">limit</text>")
+                .append("<polygon points=\"").append(plotX + 151).append(",8 ").append(plotX + 157).append(",14 ")
+                .append(plotX + 151).append(",20 ").append(plotX + 145).append(",14\" fill=\"none\" stroke=\"#e45756\" stroke-width=\"2\"/>")
+                .append("<text x=\"").append(plotX + 162).append("\" y=\"18\">published</text>")
+                .append("<text x=\"").append(labelWidth).append("\" y=\"18\" text-anchor=\"end\" fill=\"#666\">")
                 .append(esc(unit)).append(log ? " (log scale)" : "").append("</text>\n");
     }
 
@@ -182,19 +186,20 @@ public final class HtmlReport {
     }
 
     /** Maps figures to x positions, linearly from 0 or logarithmically between powers of ten. */
-    private record Scale(boolean log, double lo, double hi) {
+    private record Scale(boolean log, double lo, double hi, int plotX, int plotWidth) {
 
-        static Scale linear(double max) {
-            return new Scale(false, 0, niceCeiling(max <= 0 ? 1 : max * 1.05));
+        static Scale linear(double max, int plotX, int plotWidth) {
+            return new Scale(false, 0, niceCeiling(max <= 0 ? 1 : max * 1.05), plotX, plotWidth);
         }
 
-        static Scale log(double min, double max) {
-            return new Scale(true, Math.pow(10, Math.floor(Math.log10(min))), Math.pow(10, Math.ceil(Math.log10(max))));
+        static Scale log(double min, double max, int plotX, int plotWidth) {
+            return new Scale(true, Math.pow(10, Math.floor(Math.log10(min))), Math.pow(10, Math.ceil(Math.log10(max))),
+                    plotX, plotWidth);
         }
 
         double x(double v) {
             double f = log ? (Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) : v / hi;
-            return PLOT_X + PLOT_WIDTH * Math.max(0, Math.min(1, f));
+            return plotX + plotWidth * Math.max(0, Math.min(1, f));
         }
 
         List<Double> ticks() {

@@ -40,7 +40,7 @@ public record Table(List<String> header, List<List<String>> rows) {
         return value == null ? "-" : number(value) + " " + unit;
     }
 
-    /** A figure with as many digits as it deserves: 98,532 / 412 / 41.2 / 4.12 / 0.412. */
+    /** A figure with as many digits as it deserves: 98,532 / 412 / 41.2 / 4.12 / 0.412 / 0. */
     public static String number(double v) {
         double a = Math.abs(v);
         if (a >= 1000) {
@@ -52,7 +52,10 @@ public record Table(List<String> header, List<List<String>> rows) {
         if (a >= 10) {
             return String.format(Locale.ROOT, "%.1f", v);
         }
-        if (a >= 1 || a == 0) {
+        if (a == 0) {
+            return "0";
+        }
+        if (a >= 1) {
             return String.format(Locale.ROOT, "%.2f", v);
         }
         return String.format(Locale.ROOT, "%.3g", v);

@@ -29,7 +29,7 @@ class ReportTest {
         assertEquals("41.2", Table.number(41.24));
         assertEquals("4.12", Table.number(4.124));
         assertEquals("0.412", Table.number(0.4124));
-        assertEquals("0.00", Table.number(0));
+        assertEquals("0", Table.number(0));
         assertEquals("0.64", Table.ratio(0.64399));
         assertEquals("0.0123", Table.ratio(0.01234));
         assertEquals("-", Table.ratio(null));
