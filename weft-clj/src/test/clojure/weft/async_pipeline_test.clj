@@ -9,6 +9,7 @@
             [clojure.test.check.generators :as gen]
             [clojure.test.check.properties :as prop]
             [weft.async :as wa]
+            [weft.test-support :refer [within]]
             [weft.context :refer [defcontext with-context]]
             [weft.scope :refer [with-scope]])
   (:import (java.util.concurrent CancellationException CountDownLatch TimeUnit)
@@ -17,21 +18,15 @@
 (defcontext tenant "Whose data a test pipeline transforms.")
 (def ^:dynamic *dyn* :root)
 
-(defn- within
-  "The value `ch` yields within `ms`, or ::timeout: a hang guard, never a speed check."
-  ([ch] (within ch 20000))
-  ([ch ms]
-   (let [[v port] (a/alts!! [ch (a/timeout ms)])]
-     (if (= port ch) v ::timeout))))
 
 (defn- drain
-  "Every value of `ch` until it closes, as a vector (hang guard: ::timeout at the end)."
+  "Every value of `ch` until it closes, as a vector (hang guard: :weft.test-support/timeout at the end)."
   [ch]
   (loop [acc []]
     (let [v (within ch)]
       (cond
         (nil? v) acc
-        (= v ::timeout) (conj acc ::timeout)
+        (= v :weft.test-support/timeout) (conj acc :weft.test-support/timeout)
         :else (recur (conj acc v))))))
 
 (defn- tester

@@ -7,6 +7,7 @@
             [clojure.test.check.generators :as gen]
             [clojure.test.check.properties :as prop]
             [weft.async :as wa]
+            [weft.test-support :refer [within]]
             [weft.context :refer [defcontext with-context]]
             [weft.core :as w]
             [weft.scope :as s :refer [with-scope]])
@@ -16,12 +17,6 @@
 (defcontext request-id "Which request a test runs for.")
 (def ^:dynamic *dyn* :root)
 
-(defn- within
-  "The value `ch` yields within `ms`, or ::timeout: a hang guard, never a speed check."
-  ([ch] (within ch 10000))
-  ([ch ms]
-   (let [[v port] (a/alts!! [ch (a/timeout ms)])]
-     (if (= port ch) v ::timeout))))
 
 (defn- live-ids []
   (set (map :id (wa/processes))))

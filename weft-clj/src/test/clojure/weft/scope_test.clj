@@ -101,15 +101,19 @@
       (finally (java.util.Locale/setDefault default)))))
 
 (deftest a-fork-can-be-derefed-with-a-timeout
-  (let [release (CountDownLatch. 1)]
+  ;; Released one after the other: a sibling's failure cancels a fork still running (the
+  ;; default policy), so `failing` may only end once `f` has its value.
+  (let [release-f (CountDownLatch. 1)
+        release-failing (CountDownLatch. 1)]
     (with-scope [sc]
-      (let [f (fork sc (.await release) :done)
-            failing (fork sc (.await release) (throw (ex-info "bad" {})))]
+      (let [f (fork sc (.await release-f) :done)
+            failing (fork sc (.await release-failing) (throw (ex-info "bad" {})))]
         (is (= :pending (deref f 10 :pending)) "still running: the timeout value after waiting")
         (is (= :pending (deref f -5 :pending)) "a negative timeout waits not at all, as for a future")
         (is (not (realized? f)))
-        (.countDown release)
+        (.countDown release-f)
         (is (= :done (deref f 30000 :pending)) "completed within the wait: its value")
+        (.countDown release-failing)
         (is (thrown-with-msg? clojure.lang.ExceptionInfo #"bad" (deref failing 30000 :pending))
             "a failed fork rethrows its own exception")
         (is (thrown? clojure.lang.ExceptionInfo (join sc)))))))
