@@ -32,7 +32,7 @@ class LabSmokeTest {
     private static final Map<String, Set<String>> VARIANTS = Map.of(
             "pinning", Set.of("no-lock", "reentrant-lock", "synchronized", "class-init"),
             "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context"),
-            "coroutines", Set.of("dispatchers-io", "naive-loom", "weft", "raw-virtual"),
+            "coroutines", Set.of("dispatchers-io", "naive-loom", "weft", "raw-virtual", "weft-executor"),
             "http", Set.of("jetty-50-threads@120", "weft-ring@120", "jetty-virtual@120", "weft-ring@1000",
                     "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
             "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",

@@ -8,17 +8,23 @@ import dev.weft.lab.ScenarioContext
 import dev.weft.lab.Stats
 import dev.weft.thread.SchedulerSampler
 import dev.weft.thread.SchedulerSamples
+import java.lang.management.ManagementFactory
 import java.time.Duration
 import java.time.Instant
 import java.util.Locale
 import java.util.concurrent.ConcurrentLinkedQueue
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.Executor
 import java.util.concurrent.Executors
+import java.util.concurrent.atomic.AtomicInteger
+import java.util.concurrent.atomic.AtomicReference
 import jdk.jfr.consumer.RecordingStream
 import kotlin.math.ceil
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.IO_PARALLELISM_PROPERTY_NAME
 import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.asExecutor
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
@@ -41,6 +47,15 @@ import kotlinx.coroutines.yield
  * same run (starting and joining N empty virtual threads); for `Dispatchers.IO` it is Little's law
  * for its 64 threads, ceil(N / 64) s. `Dispatchers.IO` at the full N would take hours, so it runs a
  * subset in every mode and the figure is extrapolated per wave of 64, and labelled so.
+ *
+ * A fifth variant, `weft-executor`, runs the same N sleeps on weft's dispatcher used as a plain
+ * `Executor`, without coroutines: the dispatcher's own cost, so that `weft` minus `weft-executor`
+ * is what kotlinx's `launch` and `withContext` add per coroutine.
+ *
+ * At a million tasks the run is bound by memory as much as by CPU: every sleeping task keeps its
+ * objects and its frozen stack on the heap for a second, and the collector copies that live set.
+ * So each variant also reports the collector's pause time during its runs and the live heap per
+ * sleeping task, measured on the same workload at up to 100,000 tasks.
  *
  * The scenario also counts virtual threads started per 1,000 resumes (JFR `jdk.VirtualThreadStart`)
  * for weft, weft without idle-thread reuse, and the one-liner.
@@ -70,9 +85,10 @@ class CoroutinesScenario : Scenario {
         // Interleaved, in a new order every iteration, so drift in the machine's load falls on
         // every variant alike.
         val variants = listOf(
-            Measured("raw-virtual") { rawVirtual(n) },
-            Measured("weft") { coroutines(n) { Dispatchers.Virtual } },
-            Measured("naive-loom") { coroutines(n) { naiveLoom } },
+            Measured("raw-virtual", n) { size, work -> rawVirtual(size, work) },
+            Measured("weft", n) { size, work -> coroutines(size, work) { Dispatchers.Virtual } },
+            Measured("naive-loom", n) { size, work -> coroutines(size, work) { naiveLoom } },
+            Measured("weft-executor", n) { size, work -> onExecutor(size, work, Dispatchers.Virtual.asExecutor()) },
         )
         repeat(iterations) { i ->
             for (v in variants.shuffled()) {
@@ -81,8 +97,14 @@ class CoroutinesScenario : Scenario {
             }
         }
         ctx.progress("dispatchers-io: ${"%,d".format(ioSubset)} of ${"%,d".format(n)} coroutines, then extrapolated")
-        val io = Measured("dispatchers-io") { coroutines(ioSubset) { Dispatchers.IO } }
+        val io = Measured("dispatchers-io", ioSubset) { size, work -> coroutines(size, work) { Dispatchers.IO } }
         io.run(last = true)
+
+        val memorySize = ctx.size(200, 100_000, 100_000)
+        for (v in variants) {
+            ctx.progress("${v.name}: live heap per sleeping task, at ${"%,d".format(memorySize)} tasks")
+            v.bytesPerTask = liveBytesPerTask(memorySize) { work -> v.body(memorySize, work) }
+        }
 
         ctx.progress("threads per 1,000 resumes (JFR jdk.VirtualThreadStart)")
         val perResume = threadsPerThousandResumes(ctx.size(50, 1_000, 10_000))
@@ -90,6 +112,7 @@ class CoroutinesScenario : Scenario {
         val raw = variants[0].median
         val weft = variants[1].median
         val naive = variants[2].median
+        val executorOnly = variants[3].median
         val ioWaves = ceil(ioSubset.toDouble() / ioParallelism)
         val ioPerWave = io.median / ioWaves
         val nWaves = ceil(n.toDouble() / ioParallelism)
@@ -99,6 +122,7 @@ class CoroutinesScenario : Scenario {
         report(ctx, variants[0], raw, limit, null, n, creation)
         report(ctx, variants[1], weft, limit, null, n, creation, perResume.weft, perResume.weftNoReuse)
         report(ctx, variants[2], naive, limit, if (full) 6.0 else null, n, creation, perResume.naive)
+        report(ctx, variants[3], executorOnly, limit, null, n, creation)
         ctx.variant("dispatchers-io").unit("s").value(ioExtrapolated).limit(nWaves * 1.0)
             .published(if (full) 1_000_000 * 1.0 / 64 else null)
             .extra("extrapolated", true)
@@ -107,25 +131,38 @@ class CoroutinesScenario : Scenario {
             .extra("method", "measured $ioSubset coroutines (${ioWaves.toInt()} waves of $ioParallelism threads),"
                 + " scaled per wave to ${nWaves.toLong()} waves")
             .extra("parallelism", ioParallelism)
+            .extra("gc_pause_s", io.gcPause)
             .extra("coroutines", n)
             .apply { if (full) extra("published_is", "the article's estimate, 1,000,000 x 1 s / 64 threads (4 h 20 min), not a measurement") }
             .scheduler(io.samples!!)
             .add()
 
         notes(ctx, n, raw, weft, naive, ioExtrapolated, ioSubset, ioParallelism, perResume)
+        memoryNote(ctx, n, variants, memorySize)
     }
 
-    private class Measured(val name: String, val body: () -> Unit) {
+    /**
+     * One variant: [body] runs `size` tasks, each calling the `work` it is given, and returns once
+     * all have ended; [run] times it at [size].
+     */
+    private class Measured(val name: String, val size: Int, val body: (size: Int, work: () -> Unit) -> Unit) {
         val times = mutableListOf<Double>()
+        private val gcPauses = mutableListOf<Double>()
         var samples: SchedulerSamples? = null
+        var bytesPerTask: Double = Double.NaN
         val median: Double get() = Stats.median(times)
+
+        /** The collector's pause time during the runs, median over them, in seconds. */
+        val gcPause: Double get() = Stats.median(gcPauses)
 
         fun run(last: Boolean) {
             System.gc()
             val sampler = if (last) SchedulerSampler.start(Duration.ofMillis(50)) else null
+            val gcBefore = gcPauseMillis()
             try {
-                times += time(body)
+                times += time { body(size, SLEEP_1S) }
             } finally {
+                gcPauses += (gcPauseMillis() - gcBefore) / 1e3
                 if (sampler != null) samples = sampler.stop()
             }
         }
@@ -139,6 +176,8 @@ class CoroutinesScenario : Scenario {
             .extra("creation_cost_s", creation)
             .apply { if (threadsPer1000 != null) extra("threads_per_1000_resumes", threadsPer1000) }
             .apply { if (noReuse != null) extra("threads_per_1000_resumes_without_reuse", noReuse) }
+            .extra("gc_pause_s", v.gcPause)
+            .extra("live_bytes_per_task", v.bytesPerTask)
             .scheduler(v.samples!!)
             .add()
     }
@@ -172,6 +211,70 @@ class CoroutinesScenario : Scenario {
             perResume.naive, perResume.weft, perResume.weftNoReuse))
     }
 
+    /**
+     * Where the time between raw threads and weft goes: the dispatcher alone (weft-executor), what
+     * kotlinx adds per coroutine, the collector's pauses and the live heap each sleeping task holds.
+     */
+    private fun memoryNote(ctx: ScenarioContext, n: Int, variants: List<Measured>, memorySize: Int) {
+        val (raw, weft, naive, executorOnly) = variants
+        ctx.note(String.format(Locale.ROOT, "Where the time goes at N = %,d: weft's dispatcher alone (weft-executor, the same"
+            + " sleeps without coroutines) takes %.2f s, %.3fx raw; kotlinx's launch + withContext add %.2f s on top (weft %.2f s)."
+            + " Collector pauses during the runs: raw %.2f s, weft-executor %.2f s, weft %.2f s, the one-liner %.2f s;"
+            + " of the %.2f s between weft and raw, pauses alone account for %.2f s.",
+            n, executorOnly.median, executorOnly.median / raw.median, weft.median - executorOnly.median, weft.median,
+            raw.gcPause, executorOnly.gcPause, weft.gcPause, naive.gcPause,
+            weft.median - raw.median, weft.gcPause - raw.gcPause))
+        ctx.note(String.format(Locale.ROOT, "Live heap per sleeping task (after a full GC with %,d tasks asleep): raw %.0f B,"
+            + " weft-executor %.0f B, weft %.0f B (%.2fx raw), the one-liner %.0f B. A coroutine keeps kotlinx's job,"
+            + " context and continuation objects and a deeper frozen stack alive while it sleeps, and the collector"
+            + " copies that live set while the run goes on.",
+            memorySize, raw.bytesPerTask, executorOnly.bytesPerTask, weft.bytesPerTask, weft.bytesPerTask / raw.bytesPerTask,
+            naive.bytesPerTask))
+    }
+
+    /**
+     * The live heap each task holds while it sleeps, in bytes: the heap after a full GC taken once
+     * all [count] tasks are asleep, less the heap after a full GC once they have all ended, over
+     * [count]. The baseline is taken after, not before: the JDK frees some garbage of earlier runs
+     * lazily (the registry of the one-liner's million executors is purged when the next executor
+     * registers), and that must not count against the tasks measured. If a task woke before the
+     * reading (a slow machine), the reading mixes asleep and finished tasks: it is taken again with
+     * a sleep twice as long.
+     */
+    private fun liveBytesPerTask(count: Int, run: (work: () -> Unit) -> Unit): Double {
+        val memory = ManagementFactory.getMemoryMXBean()
+        var sleepMillis = 1000L
+        repeat(4) {
+            val asleep = CountDownLatch(count)
+            val woke = AtomicInteger()
+            var reading = -1L
+            val observer = Thread.ofPlatform().name("weft-lab-heap-reader").start {
+                try {
+                    asleep.await()
+                } catch (_: InterruptedException) {
+                    return@start
+                }
+                System.gc()
+                val used = memory.heapMemoryUsage.used
+                if (woke.get() == 0) reading = used
+            }
+            val sleep = sleepMillis
+            try {
+                run { asleep.countDown(); Thread.sleep(sleep); woke.incrementAndGet() }
+            } finally {
+                if (asleep.count > 0) observer.interrupt()
+                observer.join()
+            }
+            check(asleep.count == 0L) { "live heap per task: only ${count - asleep.count} of $count tasks ran" }
+            System.gc()
+            val baseline = memory.heapMemoryUsage.used
+            if (reading >= 0) return (reading - baseline).toDouble() / count
+            sleepMillis *= 2
+        }
+        throw IllegalStateException("live heap per task: tasks kept waking before the heap could be read, even with"
+            + " sleeps of ${sleepMillis / 2} ms; the machine is too loaded to take this reading")
+    }
+
     /** Runs every variant once at a small size, so that the measured runs start with compiled code. */
     private fun warmUp(ctx: ScenarioContext, n: Int) {
         ctx.progress("warm-up: ${"%,d".format(n)} short sleeps per variant")
@@ -179,14 +282,34 @@ class CoroutinesScenario : Scenario {
         Executors.newVirtualThreadPerTaskExecutor().use { ex -> repeat(n) { ex.submit(short) } }
         coroutines(n, short) { Dispatchers.Virtual }
         coroutines(n, short) { naiveLoom }
+        onExecutor(n, short, Dispatchers.Virtual.asExecutor())
         startAndJoinEmpty(n)
     }
 
-    private fun rawVirtual(n: Int) {
-        Executors.newVirtualThreadPerTaskExecutor().use { ex -> repeat(n) { ex.submit { Thread.sleep(1000) } } }
+    private fun rawVirtual(n: Int, work: () -> Unit) {
+        Executors.newVirtualThreadPerTaskExecutor().use { ex -> repeat(n) { ex.submit { work() } } }
     }
 
-    private fun coroutines(n: Int, work: () -> Unit = { Thread.sleep(1000) }, dispatcher: () -> CoroutineDispatcher) =
+    /** Runs [work] [n] times on [executor] and waits for all of them; a failure surfaces here. */
+    private fun onExecutor(n: Int, work: () -> Unit, executor: Executor) {
+        val done = CountDownLatch(n)
+        val failure = AtomicReference<Throwable>()
+        repeat(n) {
+            executor.execute {
+                try {
+                    work()
+                } catch (e: Throwable) {
+                    failure.compareAndSet(null, e)
+                } finally {
+                    done.countDown()
+                }
+            }
+        }
+        done.await()
+        failure.get()?.let { throw it }
+    }
+
+    private fun coroutines(n: Int, work: () -> Unit, dispatcher: () -> CoroutineDispatcher) =
         runBlocking {
             supervisorScope {
                 repeat(n) { launch(dispatcher()) { withContext(dispatcher()) { work() } } }
@@ -245,6 +368,11 @@ class CoroutinesScenario : Scenario {
     }
 
     private companion object {
+        /** The articles' task: a blocking sleep of one second. */
+        val SLEEP_1S: () -> Unit = { Thread.sleep(1000) }
+
+        fun gcPauseMillis(): Long = ManagementFactory.getGarbageCollectorMXBeans().sumOf { maxOf(0L, it.collectionTime) }
+
         fun time(body: () -> Unit): Double {
             val start = System.nanoTime()
             body()
