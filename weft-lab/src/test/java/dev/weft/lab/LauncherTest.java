@@ -86,6 +86,15 @@ class LauncherTest {
     }
 
     @Test
+    void benchHelpSaysHowArgumentsReachJmhWithoutBuilding() throws Exception {
+        Run r = weft(Map.of("JAVA_HOME", System.getProperty("java.home")), "bench", "--help");
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().startsWith("usage: ./weft bench [JMH options] [benchmark regexp]"), r.out());
+        assertTrue(r.out().contains("Every argument goes to JMH"), r.out());
+        assertTrue(!r.err().contains("building") && !r.err().contains("rebuilding"), "--help builds nothing: " + r.err());
+    }
+
+    @Test
     void helpNeedsNoJdk() throws Exception {
         Run r = weft(Map.of("WEFT_JDK_DIRS", tmp.toString(), "JAVA_HOME", tmp.toString()), "help");
         assertEquals(0, r.exit(), r.toString());
