@@ -72,7 +72,7 @@ class LauncherTest {
         assertTrue(r.err().contains("JAVA_HOME (" + old + ") is not a JDK 21 or newer; using " + real + " instead"), r.err());
         assertTrue(r.err().contains("using JDK " + System.getProperty("java.version")), r.err());
         assertEquals(2, r.exit(), "then the bad argument is reported: " + r);
-        assertTrue(r.err().contains("test: unknown argument '--bogus' (usage: ./weft test)"), r.err());
+        assertTrue(r.err().contains("test: unknown argument '--bogus' (usage: ./weft test --help)"), r.err());
     }
 
     @Test
