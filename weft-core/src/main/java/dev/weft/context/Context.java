@@ -72,7 +72,7 @@ public final class Context {
 
     /** The keys bound in the current thread now, with their values: O(1), nothing is copied. */
     public static Snapshot capture() {
-        return Binder.INSTANCE.current();
+        return Carriers.capture(Binder.INSTANCE.current());
     }
 
     /** {@code task}, wrapped to run with the keys bound now: {@code capture().wrap(task)}. */
@@ -196,13 +196,13 @@ public final class Context {
         /** Runs {@code body} in the current thread with these bindings in effect. */
         public void run(Runnable body) {
             Objects.requireNonNull(body, "body");
-            Binder.INSTANCE.run(Binder.INSTANCE.current().plus(keys, values), body);
+            Carriers.run(Carriers.capture(Binder.INSTANCE.current().plus(keys, values)), body);
         }
 
         /** Calls {@code body} in the current thread with these bindings in effect and returns its result. */
         public <T, X extends Throwable> T call(CallableOp<? extends T, X> body) throws X {
             Objects.requireNonNull(body, "body");
-            return Binder.INSTANCE.call(Binder.INSTANCE.current().plus(keys, values), body);
+            return Carriers.call(Carriers.capture(Binder.INSTANCE.current().plus(keys, values)), body);
         }
 
         @Override
@@ -214,7 +214,7 @@ public final class Context {
     /**
      * The keys bound in one thread at one moment, with their values: what conveyance carries from
      * the thread that hands work over to the thread that runs it. Immutable and safe to share.
-     * Every snapshot that binds no key is {@link #empty()} itself.
+     * Every snapshot that binds no key and carries nothing ({@link ContextCarrier}) is {@link #empty()} itself.
      * Running a body with a snapshot puts <em>exactly</em> its bindings in effect: a key bound
      * where the body runs but not in the snapshot is unbound for the body.
      */
@@ -224,10 +224,22 @@ public final class Context {
 
         final ContextKey<?>[] keys;
         final Object[] values;
+        /** What registered {@link ContextCarrier}s captured with this snapshot; null: nothing. */
+        final Carriers.Carried carried;
 
         private Snapshot(ContextKey<?>[] keys, Object[] values) {
+            this(keys, values, null);
+        }
+
+        private Snapshot(ContextKey<?>[] keys, Object[] values, Carriers.Carried carried) {
             this.keys = keys;
             this.values = values;
+            this.carried = carried;
+        }
+
+        /** These keys carrying {@code c} instead of what this snapshot carries. */
+        Snapshot carrying(Carriers.Carried c) {
+            return c == carried ? this : c == null && keys.length == 0 ? EMPTY : new Snapshot(keys, values, c);
         }
 
         /** The snapshot with no key bound. */
@@ -263,7 +275,8 @@ public final class Context {
                     n++;
                 }
             }
-            return n == ks.length ? new Snapshot(ks, vs) : new Snapshot(Arrays.copyOf(ks, n), Arrays.copyOf(vs, n));
+            return n == ks.length ? new Snapshot(ks, vs, carried)
+                    : new Snapshot(Arrays.copyOf(ks, n), Arrays.copyOf(vs, n), carried);
         }
 
         /**
@@ -322,25 +335,25 @@ public final class Context {
         /** Runs {@code body} in the current thread with exactly this snapshot's bindings in effect. */
         public void run(Runnable body) {
             Objects.requireNonNull(body, "body");
-            Binder.INSTANCE.run(this, body);
+            Carriers.run(this, body);
         }
 
         /** Calls {@code body} in the current thread with exactly this snapshot's bindings in effect. */
         public <T, X extends Throwable> T call(CallableOp<? extends T, X> body) throws X {
             Objects.requireNonNull(body, "body");
-            return Binder.INSTANCE.call(this, body);
+            return Carriers.call(this, body);
         }
 
         /** {@code task}, wrapped to run with this snapshot's bindings wherever it runs. */
         public Runnable wrap(Runnable task) {
             Objects.requireNonNull(task, "task");
-            return () -> Binder.INSTANCE.run(this, task);
+            return () -> Carriers.run(this, task);
         }
 
         /** {@code task}, wrapped to run with this snapshot's bindings wherever it runs. */
         public <T> Callable<T> wrap(Callable<T> task) {
             Objects.requireNonNull(task, "task");
-            return () -> Binder.INSTANCE.call(this, task::call);
+            return () -> Carriers.call(this, task::call);
         }
 
         @Override
