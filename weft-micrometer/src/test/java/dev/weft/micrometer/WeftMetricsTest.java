@@ -1,0 +1,63 @@
+package dev.weft.micrometer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.weft.limit.LimitExceededException;
+import dev.weft.limit.Limiter;
+import dev.weft.pin.PinMonitor;
+import dev.weft.pin.PinProbe;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** weft's figures in a real SimpleMeterRegistry, after a real pin and a real rejection. */
+class WeftMetricsTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    @Test
+    void aPinIsCountedByReasonWithItsPinnedTime() throws Exception {
+        WeftPinMetrics pins = new WeftPinMetrics();
+        pins.bindTo(registry);
+        try (PinMonitor monitor = PinMonitor.builder().threshold(Duration.ZERO).onPin(pins).start()) {
+            PinProbe.pinVirtualThread(Duration.ofMillis(30));
+            assertTrue(monitor.sync(Duration.ofSeconds(30)), "the monitor saw the pin in time");
+        }
+        Timer timer = registry.find(WeftPinMetrics.PINS).timer();
+        assertNotNull(timer, "a pin timer: " + registry.getMetersAsString());
+        assertTrue(timer.count() >= 1, "at least the probe's pin");
+        assertTrue(timer.totalTime(TimeUnit.MILLISECONDS) >= 25, "pinned ~30 ms: " + timer.totalTime(TimeUnit.MILLISECONDS));
+        assertTrue(!timer.getId().getTag("reason").isBlank());
+    }
+
+    @Test
+    void aRejectionAndThePermitsInUseShowOnTheLimitersMeters() throws Exception {
+        Limiter db = Limiter.builder("db", 1).maxWaiting(0).build();
+        new WeftLimiterMetrics(db).bindTo(registry);
+        try (Limiter.Permit held = db.acquire()) {
+            assertThrows(LimitExceededException.class, () -> db.call(() -> "no room"));
+            assertEquals(1.0, registry.get("weft.limiter.in.flight").tag("limiter", "db").gauge().value());
+            assertEquals(0.0, registry.get("weft.limiter.waiting").tag("limiter", "db").gauge().value());
+        }
+        assertEquals(1.0, registry.get("weft.limiter.rejected").tag("limiter", "db").functionCounter().count());
+        assertEquals(0.0, registry.get("weft.limiter.in.flight").tag("limiter", "db").gauge().value());
+        assertEquals(1.0, registry.get("weft.limiter.limit").tag("limiter", "db").gauge().value());
+    }
+
+    @Test
+    void theSchedulerGaugesReadTheJdksScheduler() throws Exception {
+        new WeftSchedulerMetrics().bindTo(registry);
+        assertEquals(Runtime.getRuntime().availableProcessors(),
+                registry.get("weft.scheduler.parallelism").gauge().value(), "the default parallelism: one per core");
+        Thread.ofVirtual().start(() -> { }).join();   // at least one carrier exists
+        assertTrue(registry.get("weft.scheduler.pool.size").gauge().value() >= 1);
+        assertTrue(registry.get("weft.scheduler.mounted").gauge().value() >= 0);
+        assertTrue(registry.get("weft.scheduler.queued").gauge().value() >= 0);
+        assertTrue(registry.get("weft.platform.threads.live").gauge().value() >= 1);
+    }
+}
