@@ -9,6 +9,9 @@ import dev.weft.limit.LimitExceededException;
 import dev.weft.limit.Limiter;
 import dev.weft.pin.PinMonitor;
 import dev.weft.pin.PinProbe;
+import dev.weft.pool.Lease;
+import dev.weft.pool.Pool;
+import dev.weft.pool.ResourceFactory;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -59,5 +62,22 @@ class WeftMetricsTest {
         assertTrue(registry.get("weft.scheduler.mounted").gauge().value() >= 0);
         assertTrue(registry.get("weft.scheduler.queued").gauge().value() >= 0);
         assertTrue(registry.get("weft.platform.threads.live").gauge().value() >= 1);
+    }
+
+    @Test
+    void aBorrowShowsOnThePoolsMeters() throws Exception {
+        try (Pool<StringBuilder> pool = Pool.builder("conns", ResourceFactory.of(StringBuilder::new, sb -> { }))
+                .maxSize(2).build()) {
+            new WeftPoolMetrics(pool).bindTo(registry);
+            try (Lease<StringBuilder> lease = pool.borrow()) {
+                assertNotNull(lease.get());
+                assertEquals(1.0, registry.get("weft.pool.in.use").tag("pool", "conns").gauge().value());
+            }
+            assertEquals(0.0, registry.get("weft.pool.in.use").tag("pool", "conns").gauge().value());
+            assertEquals(1.0, registry.get("weft.pool.idle").tag("pool", "conns").gauge().value());
+            assertEquals(1.0, registry.get("weft.pool.borrows").tag("pool", "conns").functionCounter().count());
+            assertEquals(1.0, registry.get("weft.pool.created").tag("pool", "conns").functionCounter().count());
+            assertEquals(2.0, registry.get("weft.pool.max.size").tag("pool", "conns").gauge().value());
+        }
     }
 }
