@@ -136,8 +136,9 @@
                    sv (conj ["scoped-value" :loaded sv]))
         samplers (atom {})
         times (atom {})]
-    (lab/limit-note! ctx (str "explicit-arg is the floor: no context mechanism beats passing the value;"
-                              " every limit is explicit-arg's median time in this run, so ratio = slowdown vs an argument"))
+    (lab/limit-note! ctx (str "the floor is the explicit argument in this run: no context mechanism beats passing"
+                              " the value, so every variant's floor is explicit-arg's median time here and its ratio"
+                              " is its slowdown against an argument (x the floor, lower is better)"))
     (lab/progress! ctx n " tasks per run, " warmups " warm-up and " rounds " measured runs per variant, interleaved"
                    " (the median is reported);"
                    " context kept in " (Context/implementation))
@@ -155,13 +156,14 @@
     ;; every variant the same share of a noisy machine. The fastest run is kept as an extra.
     (let [ms (into {} (map (fn [[k v]] [k (lab/median v)])) @times)
           floor (ms "explicit-arg")
-          per-task-us (fn [name] (/ (* 1000.0 (- (ms name) floor)) n))
-          verdict (partial lab/verdict ctx)]
+          per-task-us (fn [name] (/ (* 1000.0 (- (ms name) floor)) n))]
       (doseq [[name _ _] variants]
         (lab/variant! ctx {:name name
                            :unit "ms"
                            :value (ms name)
                            :limit floor
+                           :limit-label "explicit-arg in this run"
+                           :rounds (@times name)
                            :published (when (= n article-size) (published-ms name))
                            :extra (cond-> {:tasks n
                                            :runs-ms (@times name)
@@ -181,13 +183,15 @@
                                     " sees %d bindings, clojure.main/with-bindings alone %d")
                                repl-count (per-task-us "dynamic-var") one-count (per-task-us "dynamic-var-1-binding")
                                (:repl-form counts) (:with-bindings counts)))
-        (lab/note! ctx (format (str "goal weft-context within 1.10x of explicit-arg: %.3fx (%s), the median of %d"
-                                    " per-round ratios (ratio of the medians: %.3fx); %.3f us per task")
-                               weft-vs-arg (verdict (<= weft-vs-arg 1.10)) rounds (/ (ms "weft-context") floor)
-                               (per-task-us "weft-context")))
-        (lab/note! ctx (format (str "goal weft-context at least 5x faster than dynamic-var: %.2fx (%s), the median of"
-                                    " %d per-round ratios")
-                               dyn-vs-weft (verdict (>= dyn-vs-weft 5.0)) rounds))
+        (lab/goal! ctx {:name "weft-context within 1.10x of explicit-arg (its time / explicit-arg's, per round)"
+                        :numerators (@times "weft-context") :denominators (@times "explicit-arg")
+                        :direction :at-most :target 1.10})
+        (lab/goal! ctx {:name "weft-context at least 5x faster than dynamic-var (dynamic-var's time / its, per round)"
+                        :numerators (@times "dynamic-var") :denominators (@times "weft-context")
+                        :direction :at-least :target 5.0})
+        (lab/note! ctx (format (str "weft-context: %.3fx explicit-arg by the median of %d per-round ratios (ratio of the"
+                                    " medians: %.3fx); %.3f us per task over explicit-arg; dynamic-var / weft-context %.2fx")
+                               weft-vs-arg rounds (/ (ms "weft-context") floor) (per-task-us "weft-context") dyn-vs-weft))
         (if sv
           (lab/note! ctx (format (str "scoped-value re-binds a java.lang.ScopedValue in every task (what the article's"
                                       " StructuredTaskScope inheritance does): %.3fx explicit-arg (median of"

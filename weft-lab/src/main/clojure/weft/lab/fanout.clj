@@ -250,7 +250,9 @@
                                    n (inc round) vname (double (:ms fig)) (long (:peak-platform-threads fig))
                                    (long (:max-in-flight fig)) (long (:errors fig))))))
     (into {} (map (fn [[k figs]]
-                    [k (assoc (nth (sort-by :ms figs) (quot (count figs) 2)) :all-ms (mapv :ms figs))]))
+                    [k (assoc (nth (sort-by :ms figs) (quot (count figs) 2))
+                              :all-ms (mapv :ms figs)
+                              :all-threads (mapv :peak-platform-threads figs))]))
           @runs)))
 
 (defn- report-size!
@@ -264,12 +266,16 @@
         limit (if cpu-bound? ref-ms (double wait-ms))]
     (doseq [[vname _] variants]
       (let [fig (figures vname)
-            pub (when (and (= suffix "") (not= wait-ms 200)) (published vname))]
+            ;; The article's figures are N = 100 against a remote server: not this setup, so they
+            ;; are kept as extras and named in a note, never drawn as a published marker.
+            pub (published vname)]
         (lab/variant! ctx {:name (str vname suffix)
                            :unit "ms"
                            :value (:ms fig)
                            :limit limit
-                           :published (:ms pub)
+                           :limit-label (when cpu-bound? "virtual-threads in this run")
+                           :rounds (:all-ms fig)
+                           :peak-platform-threads (:peak-platform-threads fig)
                            :extra (cond-> {:n n
                                            :server_wait_ms wait-ms
                                            :peak_platform_threads (:peak-platform-threads fig)
@@ -284,14 +290,16 @@
                                            :platform_threads_vs_virtual_threads (/ (double (:peak-platform-threads fig)) ref-threads)
                                            :all_runs_ms (:all-ms fig)
                                            :scheduler (:scheduler fig)}
-                                    pub (assoc :published_threads (:threads pub)))})))
+                                    pub (assoc :article_ms_n100_remote (:ms pub)
+                                               :article_threads_n100_remote (:threads pub)))})))
     (doseq [vname ["weft-process" "weft-pipeline"]]
-      (let [fig (figures vname)
-            wall (/ (double (:ms fig)) ref-ms)
-            threads (/ (double (:peak-platform-threads fig)) ref-threads)]
-        (lab/note! ctx (format "N=%,d: %s took %.3fx the wall time of virtual-threads (goal <= 1.10x) with %.3fx its peak platform threads (%d vs %d; goal <= 1.2x): %s"
-                               n vname wall threads (long (:peak-platform-threads fig)) (long ref-threads)
-                               (lab/verdict ctx (and (<= wall 1.10) (<= threads 1.2)))))))
+      (let [fig (figures vname)]
+        (lab/goal! ctx {:name (format "N=%,d: %s within 1.10x the wall time of virtual-threads (per round)" n vname)
+                        :numerators (:all-ms fig) :denominators (:all-ms reference)
+                        :direction :at-most :target 1.10})
+        (lab/goal! ctx {:name (format "N=%,d: %s within 1.2x the peak platform threads of virtual-threads (per round)" n vname)
+                        :numerators (:all-threads fig) :denominators (:all-threads reference)
+                        :direction :at-most :target 1.2})))
     (let [pb (figures "core-async-pipeline-blocking")
           wp (figures "weft-pipeline")]
       (lab/note! ctx (format "N=%,d: core.async pipeline-blocking with n = %,d: %,d workers lost (%s), %,d requests in flight at most, %,.0f ms, %d errors; weft pipeline with n = %,d: %,d in flight at most, %,.0f ms, %d errors"
@@ -319,15 +327,20 @@
                               " (Little's law: N calls in flight at once); at N = 10,000 this 2-core machine runs"
                               " client and server on the same cores, so the floor there is the virtual-threads"
                               " reference of the same run"))
-    (lab/note! ctx (str "published: the article's N = 100 against a remote server (go blocks on core.async"
-                        " 1.9.829-alpha2: 3,653 ms on virtual threads with ~25 threads, 4,712 ms on platform"
-                        " threads with ~107); core.async here is 1.9.865, where go runs on platform threads again"))
+    (lab/note! ctx (str "published, not drawn: the article measured N = 100 against a remote server (go blocks on"
+                        " core.async 1.9.829-alpha2: 3,653 ms on virtual threads with ~25 threads, 4,712 ms on platform"
+                        " threads with ~107). This run calls a server on 127.0.0.1 that waits a fixed time, at other"
+                        " sizes, so those figures are not comparable with any variant here and no published marker is"
+                        " drawn; core.async here is 1.9.865, where go runs on platform threads again"))
     (try
       ;; The first fan-out of a JVM pair pays for growing both sides' connection and thread
-      ;; structures: one at full size, against short waits, takes that off the first variant.
+      ;; structures, and every variant's own code (weft's included) must be compiled before it
+      ;; is measured: each variant runs once, against short waits, before the measured rounds.
       (when-not (= mode :smoke)
-        (lab/progress! ctx (format "warming up: virtual-threads at N=%,d against 50 ms waits" (peek sizes)))
-        (measure virtual-threads (peek sizes) 50 port stats-client))
+        (let [warm-n (min (peek sizes) 2000)]
+          (lab/progress! ctx (format "warming up: every variant once at N=%,d against 50 ms waits" warm-n))
+          (doseq [[_ f] variants]
+            (measure f warm-n 50 port stats-client))))
       (doseq [n sizes]
         (let [figures (run-size ctx n wait-ms rounds port stats-client)]
           (report-size! ctx n wait-ms figures (if (and (= mode :full) (= n 10000)) "@10000" ""))))

@@ -43,7 +43,8 @@
 
 (defn verdict
   "A goal's verdict, worded as in every scenario: \"met\", \"NOT met\", or
-  \"not judged (smoke run)\" in smoke mode."
+  \"not judged (smoke run)\" in smoke mode. Kept for scenarios that still report goals as
+  notes; report a goal with `goal!` instead."
   [^ScenarioContext ctx met?]
   (.verdict ctx (boolean met?)))
 
@@ -59,6 +60,19 @@
 
 (defn variant!
   "Reports one variant. `v` has `:name`, `:unit`, `:value` and optionally `:limit`,
-  `:published` and `:extra` (a map; its keys become snake_case strings in results.json)."
+  `:published`, `:published-range` ([low high]), `:better` (\"higher\"/\"lower\"),
+  `:kind` (\"measured\"/\"extrapolated\"/\"estimated\"), `:limit-label`, `:rounds` (every
+  round's figure), `:peak-platform-threads` and `:extra` (a map; its keys become snake_case
+  strings in results.json). See dev.weft.lab.ScenarioContext$VariantBuilder."
   [^ScenarioContext ctx v]
-  (.addVariant ctx (json-value (select-keys v [:name :unit :value :limit :published :extra]))))
+  (.addVariant ctx (json-value (select-keys v [:name :unit :value :limit :published :published-range :better :kind
+                                               :limit-label :rounds :peak-platform-threads :extra]))))
+
+(defn goal!
+  "Reports one goal and returns it (a dev.weft.lab.Goal). `g` has `:name` (one sentence),
+  `:target`, `:direction` (`:at-most` or `:at-least`), optionally `:unit` (default \"x\"),
+  and exactly one of `:measured` (one figure), `:per-round` (per-round figures, judged by
+  their median) or `:numerators` with `:denominators` (two variants' per-round figures, paired
+  by round, judged by the median of their ratios). In a smoke run the goal is not judged."
+  [^ScenarioContext ctx g]
+  (.addGoal ctx (json-value (update g :direction #(some-> % name)))))

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,7 @@ public final class ScenarioContext {
     private final PrintStream progress;
     private final Path workDir;
     private final List<Variant> variants = new ArrayList<>();
+    private final List<Goal> goals = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<Process> started = new ArrayList<>();
     private String limitNote;
@@ -66,6 +68,10 @@ public final class ScenarioContext {
     /**
      * The verdict on one of an issue's goals, worded the same in every scenario: "met" or
      * "NOT met", or "not judged (smoke run)" in smoke mode, whose sizes are too small to judge.
+     *
+     * <p>Kept until every scenario reports its goals with {@link #goal(String)}, which carries
+     * the figure, the target and the verdict into results.json and the reports' verdict table;
+     * a verdict built with this method appears only in a note.
      */
     public String verdict(boolean met) {
         if (mode == Mode.SMOKE) {
@@ -98,26 +104,119 @@ public final class ScenarioContext {
     }
 
     /**
-     * Adds a variant from a map with the keys {@code name}, {@code unit}, {@code value} (required)
-     * and {@code limit}, {@code published}, {@code extra} (optional): the form Clojure and Kotlin
-     * scenarios use.
+     * Adds a variant from a map, the form Clojure and Kotlin scenarios use. Keys (dashes or
+     * underscores): {@code name}, {@code unit}, {@code value} (required); {@code limit},
+     * {@code published}, {@code published-range} ({@code [low high]}), {@code better}
+     * ({@code higher}/{@code lower}), {@code kind} ({@code measured}/{@code extrapolated}/
+     * {@code estimated}), {@code limit-label}, {@code rounds} (the per-round figures),
+     * {@code peak-platform-threads} and {@code extra} (a map), optional. See the builder's
+     * methods for what each means.
      *
      * @throws IllegalArgumentException if a required key is missing or a number is not a number
      */
     public void addVariant(Map<String, ?> variant) {
-        VariantBuilder b = variant(string(variant, "name"))
-                .unit(string(variant, "unit"))
-                .value(number(variant, "value"));
-        if (variant.get("limit") != null) {
-            b.limit(number(variant, "limit"));
+        Map<String, Object> m = new LinkedHashMap<>();
+        variant.forEach((k, v) -> m.put(String.valueOf(k).replace('-', '_'), v));
+        VariantBuilder b = variant(string(m, "name"))
+                .unit(string(m, "unit"))
+                .value(number(m, "value"));
+        if (m.get("limit") != null) {
+            b.limit(number(m, "limit"));
         }
-        if (variant.get("published") != null) {
-            b.published(number(variant, "published"));
+        if (m.get("published") != null) {
+            b.published(number(m, "published"));
         }
-        if (variant.get("extra") instanceof Map<?, ?> extra) {
+        if (m.get("published_range") != null) {
+            List<Double> range = numbers(m, "published_range");
+            if (range.size() != 2) {
+                throw new IllegalArgumentException("variant \"published-range\" is [low high]; got " + range);
+            }
+            b.publishedRange(range.get(0), range.get(1));
+        }
+        if (m.get("better") != null) {
+            b.better(m.get("better").toString());
+        }
+        if (m.get("kind") != null) {
+            b.kind(m.get("kind").toString());
+        }
+        if (m.get("limit_label") != null) {
+            b.limitLabel(m.get("limit_label").toString());
+        }
+        if (m.get("rounds") != null) {
+            b.rounds(numbers(m, "rounds"));
+        }
+        if (m.get("peak_platform_threads") != null) {
+            b.peakPlatformThreads((long) number(m, "peak_platform_threads"));
+        }
+        if (m.get("extra") instanceof Map<?, ?> extra) {
             extra.forEach((k, v) -> b.extra(String.valueOf(k), v));
         }
         b.add();
+    }
+
+    /**
+     * Starts reporting one of the scenario's goals; finish with {@link GoalBuilder#add()}.
+     *
+     * <pre>{@code
+     * // judged by the median of paired per-round ratios, with their spread
+     * ctx.goal("weft-context within 1.10x of explicit-arg")
+     *    .pairedRatios(weftRunsMs, explicitArgRunsMs).atMost(1.10).add();
+     * // one figure
+     * ctx.goal("weft at N = 10,000 within 1.3 s").measured(1.07).unit("s").atMost(1.3).add();
+     * }</pre>
+     *
+     * In a smoke run the goal is recorded with the verdict {@code not_judged}.
+     */
+    public GoalBuilder goal(String name) {
+        return new GoalBuilder(name);
+    }
+
+    /**
+     * Adds a goal from a map, the form Clojure and Kotlin scenarios use. Keys: {@code name},
+     * {@code target} and {@code direction} ({@code "at-most"}/{@code "at_most"} or
+     * {@code "at-least"}/{@code "at_least"}), required; then exactly one of {@code measured}
+     * (one figure), {@code per-round} (a list of per-round figures, judged by their median) or
+     * {@code numerators} with {@code denominators} (two lists of per-round figures, judged by the
+     * median of their paired ratios); optionally {@code unit} (default {@code x}). Keys may use
+     * dashes or underscores.
+     *
+     * @throws IllegalArgumentException naming the missing or malformed key
+     */
+    public Goal addGoal(Map<String, ?> goal) {
+        Map<String, Object> g = new LinkedHashMap<>();
+        goal.forEach((k, v) -> g.put(String.valueOf(k).replace('-', '_'), v));
+        GoalBuilder b = goal(text(g, "name", "goal"));
+        if (g.get("unit") != null) {
+            b.unit(g.get("unit").toString());
+        }
+        boolean measured = g.get("measured") != null;
+        boolean perRound = g.get("per_round") != null;
+        boolean paired = g.get("numerators") != null || g.get("denominators") != null;
+        if ((measured ? 1 : 0) + (perRound ? 1 : 0) + (paired ? 1 : 0) != 1) {
+            throw new IllegalArgumentException("goal \"" + g.get("name") + "\" needs exactly one of measured, per-round,"
+                    + " or numerators with denominators; got keys " + goal.keySet());
+        }
+        if (measured) {
+            b.measured(figure(g, "measured", "goal"));
+        } else if (perRound) {
+            b.perRound(numbers(g, "per_round"));
+        } else {
+            b.pairedRatios(numbers(g, "numerators"), numbers(g, "denominators"));
+        }
+        String direction = text(g, "direction", "goal").replace('-', '_');
+        double target = figure(g, "target", "goal");
+        switch (direction) {
+            case Goal.AT_MOST -> b.atMost(target);
+            case Goal.AT_LEAST -> b.atLeast(target);
+            default -> throw new IllegalArgumentException("goal \"" + g.get("name")
+                    + "\": direction is \"at-most\" or \"at-least\"; got " + g.get("direction"));
+        }
+        return b.add();
+    }
+
+    /** The goals reported so far. */
+    public synchronized List<Goal> goals() {
+        return List.copyOf(goals);
     }
 
     /** The variants reported so far. */
@@ -177,19 +276,133 @@ public final class ScenarioContext {
         variants.add(v);
     }
 
+    private synchronized void add(Goal g) {
+        if (goals.stream().anyMatch(existing -> existing.name().equals(g.name()))) {
+            throw new IllegalStateException("goal \"" + g.name() + "\" was reported twice; report each goal once");
+        }
+        goals.add(g);
+    }
+
     private static String string(Map<String, ?> m, String key) {
+        return text(m, key, "variant");
+    }
+
+    private static double number(Map<String, ?> m, String key) {
+        return figure(m, key, "variant");
+    }
+
+    private static String text(Map<String, ?> m, String key, String what) {
         Object v = m.get(key);
         if (v == null) {
-            throw new IllegalArgumentException("variant map needs \"" + key + "\"; got keys " + m.keySet());
+            throw new IllegalArgumentException(what + " map needs \"" + key + "\"; got keys " + m.keySet());
         }
         return v.toString();
     }
 
-    private static double number(Map<String, ?> m, String key) {
+    private static double figure(Map<String, ?> m, String key, String what) {
         if (m.get(key) instanceof Number n) {
             return n.doubleValue();
         }
-        throw new IllegalArgumentException("variant \"" + key + "\" must be a number; got " + m.get(key));
+        throw new IllegalArgumentException(what + " \"" + key + "\" must be a number; got " + m.get(key));
+    }
+
+    private static List<Double> numbers(Map<String, ?> m, String key) {
+        Object v = m.get(key);
+        if (v instanceof Collection<?> c && !c.isEmpty() && c.stream().allMatch(x -> x instanceof Number)) {
+            return c.stream().map(x -> ((Number) x).doubleValue()).toList();
+        }
+        throw new IllegalArgumentException("\"" + key + "\" must be a non-empty list of numbers; got " + v);
+    }
+
+    /** Builds one goal; {@link #atMost}/{@link #atLeast} set its target, {@link #add()} reports it. */
+    public final class GoalBuilder {
+        private final String name;
+        private String unit = "x";
+        private Double measured;
+        private List<Double> perRound = List.of();
+        private String direction;
+        private Double target;
+
+        private GoalBuilder(String name) {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("a goal needs a name, one sentence, e.g. \"weft within 1.10x of raw\"");
+            }
+            this.name = name;
+        }
+
+        /** The unit of the figure and the target; {@code x} (a ratio) unless set. */
+        public GoalBuilder unit(String unit) {
+            this.unit = Objects.requireNonNull(unit, "unit");
+            return this;
+        }
+
+        /** The figure judged, when there are no rounds. */
+        public GoalBuilder measured(double value) {
+            this.measured = value;
+            this.perRound = List.of();
+            return this;
+        }
+
+        /** Per-round figures: the goal judges their median and keeps them all. */
+        public GoalBuilder perRound(List<? extends Number> values) {
+            List<Double> v = values.stream().map(Number::doubleValue).toList();
+            if (v.isEmpty()) {
+                throw new IllegalArgumentException("goal \"" + name + "\": no per-round figures; measure at least one round");
+            }
+            this.perRound = v;
+            this.measured = Stats.median(v);
+            return this;
+        }
+
+        /**
+         * Two variants' per-round figures, paired by round (same index, same round): the goal
+         * judges the median of {@code numerators[i] / denominators[i]} and keeps every ratio.
+         *
+         * @throws IllegalArgumentException if the lists differ in length or are empty
+         */
+        public GoalBuilder pairedRatios(List<? extends Number> numerators, List<? extends Number> denominators) {
+            if (numerators.size() != denominators.size() || numerators.isEmpty()) {
+                throw new IllegalArgumentException("goal \"" + name + "\": paired ratios need two lists of one figure per"
+                        + " round, of the same length; got " + numerators.size() + " and " + denominators.size());
+            }
+            List<Double> ratios = new ArrayList<>();
+            for (int i = 0; i < numerators.size(); i++) {
+                ratios.add(numerators.get(i).doubleValue() / denominators.get(i).doubleValue());
+            }
+            return perRound(ratios);
+        }
+
+        /** The figure must not exceed {@code target} (times, slowdowns). */
+        public GoalBuilder atMost(double target) {
+            this.direction = Goal.AT_MOST;
+            this.target = target;
+            return this;
+        }
+
+        /** The figure must reach {@code target} (rates, speed-ups). */
+        public GoalBuilder atLeast(double target) {
+            this.direction = Goal.AT_LEAST;
+            this.target = target;
+            return this;
+        }
+
+        /**
+         * Judges and reports the goal ({@code not_judged} in a smoke run).
+         *
+         * @throws IllegalStateException if the figure or the target is missing, or a goal of
+         *                               this name was already reported
+         */
+        public Goal add() {
+            if (measured == null) {
+                throw new IllegalStateException("goal \"" + name + "\" needs measured(), perRound() or pairedRatios() before add()");
+            }
+            if (direction == null) {
+                throw new IllegalStateException("goal \"" + name + "\" needs atMost() or atLeast() before add()");
+            }
+            Goal g = Goal.judge(name, unit, measured, target, direction, perRound, mode != Mode.SMOKE);
+            ScenarioContext.this.add(g);
+            return g;
+        }
     }
 
     /** Builds one variant; {@link #add()} reports it. */
@@ -199,6 +412,12 @@ public final class ScenarioContext {
         private Double value;
         private Double limit;
         private Double published;
+        private List<Double> publishedRange;
+        private String better;
+        private String kind;
+        private String limitLabel;
+        private List<Double> rounds = List.of();
+        private Long peakPlatformThreads;
         private final Map<String, Object> extra = new LinkedHashMap<>();
 
         private VariantBuilder(String name) {
@@ -217,6 +436,64 @@ public final class ScenarioContext {
         /** The measured figure. */
         public VariantBuilder value(double value) {
             this.value = value;
+            return this;
+        }
+
+        /**
+         * A published range, as the article gave it ("200-500 ns"): recorded as
+         * {@code published_range = [low, high]} and {@code published} = its midpoint.
+         */
+        public VariantBuilder publishedRange(double low, double high) {
+            this.publishedRange = List.of(low, high);
+            this.published = (low + high) / 2;
+            return this;
+        }
+
+        /**
+         * Which way the figure improves: {@code higher} (a rate) or {@code lower} (a time). Unless
+         * set, {@code lower} for a unit of time ({@code ms}, {@code s}, {@code ns/switch}...) and
+         * {@code higher} otherwise.
+         */
+        public VariantBuilder better(String better) {
+            this.better = better;
+            return this;
+        }
+
+        /**
+         * {@code measured} (the default), {@code extrapolated} (measured on a subset and scaled;
+         * say how in an extra or a note) or {@code estimated} (computed, not run). Reports draw
+         * anything but measured visibly differently.
+         */
+        public VariantBuilder kind(String kind) {
+            this.kind = kind;
+            return this;
+        }
+
+        /**
+         * What the limit is, when it is not this machine's physical limit: e.g. {@code explicit-arg
+         * in this run} for a floor that is another variant's time. Reports name it.
+         */
+        public VariantBuilder limitLabel(String label) {
+            this.limitLabel = label;
+            return this;
+        }
+
+        /**
+         * The figure of every measured round, in the order they ran (the value is usually their
+         * median). Kept in results.json so that {@code --compare} can judge a change against
+         * the run-to-run spread.
+         */
+        public VariantBuilder rounds(List<? extends Number> rounds) {
+            this.rounds = rounds.stream().map(Number::doubleValue).toList();
+            return this;
+        }
+
+        /**
+         * The peak number of platform threads while the variant ran. Unless set, taken from
+         * {@code extra.peak_platform_threads} or the scheduler samples ({@link #scheduler}).
+         */
+        public VariantBuilder peakPlatformThreads(long peak) {
+            this.peakPlatformThreads = peak;
             return this;
         }
 
@@ -256,7 +533,8 @@ public final class ScenarioContext {
             if (!Double.isFinite(value)) {
                 throw new IllegalStateException("variant " + name + " measured " + value + "; a figure must be finite");
             }
-            Variant v = Variant.of(name, unit, value, limit, published, extra);
+            Variant v = new Variant(name, unit, value, limit, Variant.ratio(value, limit), published, publishedRange,
+                    better, kind, limitLabel, rounds, peakPlatformThreads, null, extra);
             ScenarioContext.this.add(v);
             return v;
         }

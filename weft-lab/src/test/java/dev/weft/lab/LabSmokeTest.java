@@ -1,7 +1,6 @@
 package dev.weft.lab;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -32,7 +31,7 @@ class LabSmokeTest {
     private static final Map<String, Set<String>> VARIANTS = Map.of(
             "pinning", Set.of("no-lock", "reentrant-lock", "synchronized", "class-init"),
             "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context"),
-            "coroutines", Set.of("dispatchers-io", "naive-loom", "weft", "raw-virtual", "weft-executor"),
+            "coroutines", Set.of("dispatchers-io", "dispatchers-io-5000", "naive-loom", "weft", "raw-virtual", "weft-executor"),
             "http", Set.of("jetty-50-threads@120", "weft-ring@120", "jetty-virtual@120", "weft-ring@1000",
                     "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
             "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",
@@ -53,6 +52,7 @@ class LabSmokeTest {
                 .run(new LabRunner.Options(Mode.SMOKE, List.of(name), out));
         assertEquals(0, exit, console.toString());
 
+        ResultsSchema.assertValid(out.resolve("results.json"));
         JsonNode lab = new ObjectMapper().readTree(out.resolve("results.json").toFile());
         assertTrue(lab.get("jdk").asText().contains(String.valueOf(Runtime.version().feature())), lab.toString());
         assertTrue(lab.get("cores").asInt() > 0);
@@ -69,7 +69,8 @@ class LabSmokeTest {
         for (JsonNode v : s.get("variants")) {
             String variant = name + "/" + v.get("name").asText();
             names.add(v.get("name").asText());
-            for (String key : List.of("name", "unit", "value", "limit", "ratio", "published", "extra")) {
+            for (String key : List.of("name", "unit", "value", "limit", "ratio", "published", "published_range", "better",
+                    "kind", "limit_label", "rounds", "peak_platform_threads", "previous", "extra")) {
                 assertTrue(v.has(key), variant + " lacks " + key);
             }
             assertTrue(Double.isFinite(v.get("value").asDouble()), variant);
@@ -86,7 +87,10 @@ class LabSmokeTest {
             assertEquals(expected, Set.copyOf(names));
             assertEquals(expected.size(), names.size(), "each variant once: " + names);
         }
-        assertNotNull(console.toString());
+        for (JsonNode g : s.get("goals")) {
+            assertEquals("not_judged", g.get("verdict").asText(), "a smoke run judges no goal: " + g);
+        }
+        assertTrue(console.toString().contains("verdict: "), "the console ends with the verdict: " + console);
         assertTrue(Files.readString(out.resolve("report.md")).contains("## " + name + ": "));
         assertTrue(Files.readString(out.resolve("report.html")).contains("<svg"));
     }

@@ -23,12 +23,37 @@ public final class MarkdownReport {
         StringBuilder s = new StringBuilder("# weft lab\n\n");
         s.append("JDK ").append(lab.jdk()).append(", ").append(lab.cores()).append(" cores, ")
                 .append(lab.mode()).append(" mode, started ").append(lab.started()).append(".\n\n");
+        s.append("## Verdict\n\n").append(TextReport.summary(lab).replace("NOT met", "**NOT met**")).append(".\n\n");
+        Table goals = Table.goals(lab);
+        if (!goals.rows().isEmpty()) {
+            row(s, goals.header());
+            row(s, goals.header().stream().map(h -> "---").toList());
+            goals.rows().forEach(r -> row(s, r.stream().map(c -> c.equals("NOT met") ? "❌ **NOT met**"
+                    : c.equals("met") ? "✅ met" : c).toList()));
+            s.append('\n');
+        }
         s.append("Every figure was measured on this machine in this run; *limit* is the physical ceiling ")
-                .append("for the variant here, *published* what the article reported on its own machine.\n");
+                .append("(for a rate) or floor (for a time) of the variant here, *published* what the article reported ")
+                .append("on its own machine. A goal's figure is the median of its per-round figures or paired ")
+                .append("per-round ratios, with their range.\n");
+        if (lab.comparedWith() != null) {
+            s.append("\nCompared with the run in `").append(lab.comparedWith()).append("`: a change is flagged when the ")
+                    .append("two runs' per-round ranges do not overlap.\n");
+        }
         for (ScenarioResult r : lab.scenarios()) {
-            s.append("\n## ").append(r.name()).append(": ").append(r.title()).append("\n\n");
+            s.append("\n## ").append(TextReport.heading(r)).append(Table.jdkSuffix(r, lab)).append("\n\n");
             s.append("Source: ").append(r.source()).append("  \n");
-            s.append(r.ok() ? "Status: ok" : "Status: **failed**").append(String.format(java.util.Locale.ROOT, " in %.1f s", r.seconds())).append("\n\n");
+            s.append(r.ok() ? "Status: ran to the end" : "Status: **failed**")
+                    .append(String.format(java.util.Locale.ROOT, " in %.1f s", r.seconds()))
+                    .append(r.budgetSeconds() == null ? "" : " (budget " + r.budgetSeconds() + " s)")
+                    .append(r.jdk() == null ? "" : ", JDK " + r.jdk()).append("\n\n");
+            for (dev.weft.lab.Goal g : r.goals()) {
+                s.append("- Goal: ").append(g.name()).append(": ").append(Table.goalMeasured(g)).append(", ")
+                        .append(g.failed() ? "**NOT met**" : g.verdictText()).append('\n');
+            }
+            if (!r.goals().isEmpty()) {
+                s.append('\n');
+            }
             Table t = Table.of(r);
             if (!t.rows().isEmpty()) {
                 row(s, t.header());

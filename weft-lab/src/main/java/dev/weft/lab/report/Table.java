@@ -1,5 +1,7 @@
 package dev.weft.lab.report;
 
+import dev.weft.lab.Goal;
+import dev.weft.lab.LabResult;
 import dev.weft.lab.ScenarioResult;
 import dev.weft.lab.Variant;
 import java.util.ArrayList;
@@ -14,25 +16,109 @@ import java.util.Map;
  */
 public record Table(List<String> header, List<List<String>> rows) {
 
-    /** The table of {@code r}. */
+    /** The header of a ratio column: measured against the limit (a rate's ceiling, a time's floor). */
+    public static final String RATIO = "measured vs limit";
+
+    /** The table of {@code r}: one row per variant. */
     public static Table of(ScenarioResult r) {
-        boolean threads = r.variants().stream().anyMatch(v -> peakPlatformThreads(v) != null);
-        List<String> header = new ArrayList<>(List.of("variant", "measured", "published", "limit", "measured/limit"));
+        boolean threads = r.variants().stream().anyMatch(v -> v.peakPlatformThreads() != null);
+        boolean compared = r.variants().stream().anyMatch(v -> v.previous() != null);
+        List<String> header = new ArrayList<>(List.of("variant", "measured", "published", "limit", RATIO));
         if (threads) {
             header.add("peak platform threads");
         }
+        if (compared) {
+            header.add("previous run");
+            header.add("change");
+        }
         List<List<String>> rows = new ArrayList<>();
         for (Variant v : r.variants()) {
-            List<String> row = new ArrayList<>(List.of(v.name(), withUnit(v.value(), v.unit()),
-                    withUnit(v.published(), v.unit()), withUnit(v.limit(), v.unit()), ratio(v.ratio())));
+            List<String> row = new ArrayList<>(List.of(v.name(), measured(v), published(v), limit(v), ratio(v)));
             if (threads) {
-                Object peak = peakPlatformThreads(v);
-                row.add(peak instanceof Number n ? String.format(Locale.ROOT, "%,d", n.longValue())
-                        : peak == null ? "-" : peak.toString());
+                row.add(v.peakPlatformThreads() == null ? "-" : String.format(Locale.ROOT, "%,d", v.peakPlatformThreads()));
+            }
+            if (compared) {
+                Comparison.Change c = Comparison.Change.of(v);
+                row.add(c == null ? "-" : withUnit(c.previous(), v.unit()));
+                row.add(c == null ? "-" : c.text());
             }
             rows.add(row);
         }
         return new Table(header, rows);
+    }
+
+    /** The verdict table of a run: one row per goal of every scenario. */
+    public static Table goals(LabResult lab) {
+        List<List<String>> rows = new ArrayList<>();
+        for (LabResult.ScenarioGoal sg : lab.goals()) {
+            Goal g = sg.goal();
+            rows.add(List.of(sg.scenario().name() + jdkSuffix(sg.scenario(), lab), g.name(), goalMeasured(g),
+                    (Goal.AT_MOST.equals(g.direction()) ? "<= " : ">= ") + goalFigure(g.target(), g.unit()),
+                    g.verdictText()));
+        }
+        return new Table(List.of("scenario", "goal", "measured", "target", "verdict"), rows);
+    }
+
+    /** " (JDK 21)" when the scenario ran on another JDK than most of the run, else "". */
+    static String jdkSuffix(ScenarioResult s, LabResult lab) {
+        if (s.jdkMajor() == null) {
+            return "";
+        }
+        long sameName = lab.scenarios().stream().filter(o -> o.name().equals(s.name())).count();
+        return sameName > 1 ? " (JDK " + s.jdkMajor() + ")" : "";
+    }
+
+    /** A goal's figure, with the median's provenance and the spread of its rounds. */
+    public static String goalMeasured(Goal g) {
+        String figure = goalFigure(g.measured(), g.unit());
+        if (g.spread() == null) {
+            return figure;
+        }
+        return figure + " (median of " + g.perRound().size() + " rounds, "
+                + goalFigure(g.spread().low(), g.unit()) + " to " + goalFigure(g.spread().high(), g.unit()) + ")";
+    }
+
+    /** A goal's figure: 1.107x, 96.0%, 1.07 s. */
+    static String goalFigure(double v, String unit) {
+        if ("x".equals(unit)) {
+            return (Math.abs(v) < 10 ? String.format(Locale.ROOT, "%.3f", v) : number(v)) + "x";
+        }
+        if ("%".equals(unit)) {
+            return String.format(Locale.ROOT, "%.1f%%", v);
+        }
+        return number(v) + " " + unit;
+    }
+
+    /** The measured cell: the figure, marked when it is not a plain measurement. */
+    static String measured(Variant v) {
+        String s = withUnit(v.value(), v.unit());
+        return Variant.MEASURED.equals(v.kind()) ? s : s + " (" + v.kind() + ")";
+    }
+
+    /** The published cell: a figure, or a range as the article gave it. */
+    static String published(Variant v) {
+        if (v.publishedRange() != null) {
+            return number(v.publishedRange().get(0)) + "-" + number(v.publishedRange().get(1)) + " " + v.unit();
+        }
+        return withUnit(v.published(), v.unit());
+    }
+
+    /** The limit cell, with what the limit is when it is not the physical one. */
+    static String limit(Variant v) {
+        String s = withUnit(v.limit(), v.unit());
+        return v.limit() != null && v.limitLabel() != null ? s + " (" + v.limitLabel() + ")" : s;
+    }
+
+    /**
+     * The ratio, worded one way everywhere: "0.96x of the limit, higher is better" for a rate,
+     * "1.07x the floor, lower is better" for a time; "-" without a limit.
+     */
+    public static String ratio(Variant v) {
+        if (v.ratio() == null) {
+            return "-";
+        }
+        return v.lowerIsBetter() ? ratio(v.ratio()) + "x the floor, lower is better"
+                : ratio(v.ratio()) + "x of the limit, higher is better";
     }
 
     /** A figure with its unit, or "-" for none. */
@@ -67,9 +153,5 @@ public record Table(List<String> header, List<List<String>> rows) {
             return "-";
         }
         return Math.abs(r) >= 0.1 ? String.format(Locale.ROOT, "%.2f", r) : String.format(Locale.ROOT, "%.3g", r);
-    }
-
-    private static Object peakPlatformThreads(Variant v) {
-        return v.extra().get("scheduler") instanceof Map<?, ?> s ? s.get("peak_platform_threads") : null;
     }
 }

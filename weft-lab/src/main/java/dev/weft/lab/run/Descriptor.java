@@ -13,11 +13,14 @@ import java.util.Properties;
  * {@code title}, {@code source} (article title and URL), {@code run}
  * ({@code java:<class>} or {@code clojure:<ns>/<fn>}), and optionally {@code jvm_args}
  * (space-separated options for the scenario's JVM), {@code timeout_quick_s},
- * {@code timeout_full_s} and {@code timeout_smoke_s}.
+ * {@code timeout_full_s} and {@code timeout_smoke_s} (after which the runner ends it), and
+ * {@code budget_quick_s} and {@code budget_full_s}: the time the scenario is designed to take in
+ * that mode, JVM start included. The quick lab's budgets add up to at most 4 minutes on 2 cores;
+ * the runner reports a scenario that overran its budget (it is not failed for it).
  */
 public record Descriptor(String name, String article, String title, String source, String run,
                          List<String> jvmArgs, int timeoutSmokeSeconds, int timeoutQuickSeconds,
-                         int timeoutFullSeconds) {
+                         int timeoutFullSeconds, Integer budgetQuickSeconds, Integer budgetFullSeconds) {
 
     /** Reads a descriptor; {@code origin} names where it came from in error messages. */
     static Descriptor read(InputStream in, String origin) throws IOException {
@@ -33,7 +36,9 @@ public record Descriptor(String name, String article, String title, String sourc
                 jvmArgs.isEmpty() ? List.of() : Arrays.asList(jvmArgs.split("\\s+")),
                 seconds(p, "timeout_smoke_s", 120, origin),
                 seconds(p, "timeout_quick_s", 240, origin),
-                seconds(p, "timeout_full_s", 3600, origin));
+                seconds(p, "timeout_full_s", 3600, origin),
+                optionalSeconds(p, "budget_quick_s", origin),
+                optionalSeconds(p, "budget_full_s", origin));
     }
 
     /** The timeout for a run in {@code mode}. */
@@ -43,6 +48,19 @@ public record Descriptor(String name, String article, String title, String sourc
             case QUICK -> timeoutQuickSeconds;
             case FULL -> timeoutFullSeconds;
         };
+    }
+
+    /** The time budget for a run in {@code mode}, or null (smoke runs have none). */
+    public Integer budgetSeconds(dev.weft.lab.Mode mode) {
+        return switch (mode) {
+            case SMOKE -> null;
+            case QUICK -> budgetQuickSeconds;
+            case FULL -> budgetFullSeconds;
+        };
+    }
+
+    private static Integer optionalSeconds(Properties p, String key, String origin) {
+        return p.getProperty(key) == null ? null : seconds(p, key, 0, origin);
     }
 
     private static String required(Properties p, String key, String origin) {

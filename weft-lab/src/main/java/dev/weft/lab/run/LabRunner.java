@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -67,7 +69,8 @@ public final class LabRunner {
         Path out = Files.createDirectories(options.out());
         String jdk = System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vendor") + ")";
         int cores = Runtime.getRuntime().availableProcessors();
-        String started = Instant.now().toString();
+        String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+        long runStart = System.nanoTime();
         console.printf("weft lab: %s mode, JDK %s, %d cores, %d scenario%s -> %s%n",
                 options.mode(), jdk, cores, selected.size(), selected.size() == 1 ? "" : "s", out);
 
@@ -85,14 +88,20 @@ public final class LabRunner {
                 console.printf("%n[%d/%d] %s: %s (article %s, own JVM)%n", i + 1, selected.size(), d.name(), d.title(), d.article());
                 ScenarioResult r = runIsolated(d, options.mode(), out);
                 results.add(r);
-                console.printf("      %s in %.1f s%n%n", r.ok() ? "done" : "FAILED", r.seconds());
+                Integer budget = d.budgetSeconds(options.mode());
+                console.printf("      %s in %.1f s%s%n%n", r.ok() ? "done" : "FAILED", r.seconds(),
+                        budget == null ? "" : String.format(Locale.ROOT, " (budget %d s%s)", budget,
+                                r.seconds() > budget ? ", OVER BUDGET" : ""));
                 console.print(TextReport.scenario(r));
             }
         } finally {
             Runtime.getRuntime().removeShutdownHook(cleanup);
         }
 
-        LabResult lab = new LabResult(jdk, cores, options.mode().toString(), started, results);
+        LabResult lab = new LabResult(LabResult.FORMAT_VERSION, jdk, cores, options.mode().toString(), started,
+                seconds(runStart), null, results);
+        console.printf("%n");
+        console.print(TextReport.verdicts(lab, colour()));
         Json.write(out.resolve("results.json"), lab);
         MarkdownReport.write(out.resolve("report.md"), lab);
         HtmlReport.write(out.resolve("report.html"), lab);
@@ -120,23 +129,23 @@ public final class LabRunner {
             int timeout = d.timeoutSeconds(mode);
             if (!p.waitFor(timeout, TimeUnit.SECONDS)) {
                 Jvm.stop(p);
-                return Results.missing(d, "timed out after " + timeout + " s (its limit in " + mode
+                return Results.missing(d, mode, "timed out after " + timeout + " s (its limit in " + mode
                         + " mode); stderr: " + tail(stderr), seconds(start));
             }
             relay.join(TimeUnit.SECONDS.toMillis(5));
         } catch (InterruptedException e) {
             Jvm.stop(p);
             Thread.currentThread().interrupt();
-            return Results.missing(d, "interrupted", seconds(start));
+            return Results.missing(d, mode, "interrupted", seconds(start));
         } finally {
             current.set(null);
         }
         int exit = p.exitValue();
         if (!Files.exists(resultFile)) {
-            return Results.missing(d, "its JVM exited with status " + exit + " without a result; stderr: " + tail(stderr),
+            return Results.missing(d, mode, "its JVM exited with status " + exit + " without a result; stderr: " + tail(stderr),
                     seconds(start));
         }
-        ScenarioResult r = Json.read(resultFile, ScenarioResult.class).withSeconds(seconds(start));
+        ScenarioResult r = Json.read(resultFile, ScenarioResult.class).withSeconds(seconds(start), d.budgetSeconds(mode));
         return exit == 0 || !r.ok() ? r : r.failed("its JVM exited with status " + exit, r.seconds());
     }
 
@@ -147,6 +156,19 @@ public final class LabRunner {
             }
         } catch (IOException e) {
             console.println("      (progress lost: " + e.getMessage() + ")");
+        }
+    }
+
+    /** Colour on a terminal, unless NO_COLOR is set (https://no-color.org). */
+    private static boolean colour() {
+        java.io.Console c = System.console();
+        if (c == null || System.getenv("NO_COLOR") != null || "dumb".equals(System.getenv("TERM"))) {
+            return false;
+        }
+        try { // JDK 22+ returns a console even when output is redirected; isTerminal tells
+            return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(c);
+        } catch (ReflectiveOperationException e) {
+            return true; // JDK 21: System.console() is null unless on a terminal
         }
     }
 

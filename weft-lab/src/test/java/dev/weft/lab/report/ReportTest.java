@@ -32,16 +32,20 @@ class ReportTest {
         assertEquals("0", Table.number(0));
         assertEquals("0.64", Table.ratio(0.64399));
         assertEquals("0.0123", Table.ratio(0.01234));
-        assertEquals("-", Table.ratio(null));
+        assertEquals("-", Table.ratio((Double) null));
         assertEquals("-", Table.withUnit(null, "ms"));
     }
 
     @Test
     void theTableHasTheIssuesColumnsAndThreadsWhenRecorded() {
         Table t = Table.of(PINNING);
-        assertEquals(List.of("variant", "measured", "published", "limit", "measured/limit", "peak platform threads"), t.header());
-        assertEquals(List.of("no-lock", "64,399 tasks/s", "92,000 tasks/s", "100,000 tasks/s", "0.64", "1,013"), t.rows().get(0));
-        assertEquals(List.of("class-init", "191 tasks/s", "-", "200 tasks/s", "0.96", "-"), t.rows().get(2));
+        assertEquals(List.of("variant", "measured", "published", "limit", "measured vs limit", "peak platform threads"), t.header());
+        assertEquals(List.of("no-lock", "64,399 tasks/s", "92,000 tasks/s", "100,000 tasks/s",
+                "0.64x of the limit, higher is better", "1,013"), t.rows().get(0));
+        assertEquals(List.of("class-init", "191 tasks/s", "-", "200 tasks/s", "0.96x of the limit, higher is better", "-"),
+                t.rows().get(2));
+        Variant time = Variant.of("weft-context", "ms", 110, 100.0, null, Map.of());
+        assertEquals("1.10x the floor, lower is better", Table.ratio(time), "a time's limit is a floor");
     }
 
     @Test
@@ -59,8 +63,8 @@ class ReportTest {
     void markdownHasOneSectionAndTablePerScenario() {
         String md = MarkdownReport.render(new LabResult("25", 2, "quick", "now", List.of(PINNING)));
         assertTrue(md.contains("## pinning: locks & <I/O>"));
-        assertTrue(md.contains("| variant | measured | published | limit | measured/limit | peak platform threads |"));
-        assertTrue(md.contains("| no-lock | 64,399 tasks/s | 92,000 tasks/s | 100,000 tasks/s | 0.64 | 1,013 |"));
+        assertTrue(md.contains("| variant | measured | published | limit | measured vs limit | peak platform threads |"));
+        assertTrue(md.contains("| no-lock | 64,399 tasks/s | 92,000 tasks/s | 100,000 tasks/s | 0.64x of the limit, higher is better | 1,013 |"));
         assertTrue(md.contains("**Limit.** Little's law"));
     }
 
@@ -73,7 +77,8 @@ class ReportTest {
         assertFalse(html.contains("src=\"http"), "nothing fetched");
         assertTrue(html.contains("<a href=\"https://example.org/a\">"), "the source links the article");
         assertTrue(html.contains("tasks/s (log scale)"), "64,399 against 97.6 needs a log scale");
-        assertEquals(3, count(html, "height=\"14\" fill=\"#4c78a8\""), "a bar per variant");
+        assertEquals(3, count(html, "class=\"bar\" x=") - 1, "a bar per variant, and one in the threads chart");
+        assertEquals(1, count(html, "data-kind=\"threads\""), "a threads chart: one variant has a peak");
         assertEquals(3, count(html, "<title>limit "), "a limit line per variant with a limit");
         assertEquals(2, count(html, "<title>published "), "a marker per published figure");
     }
@@ -81,7 +86,7 @@ class ReportTest {
     @Test
     void linearScaleWhenFiguresAreClose() {
         String svg = HtmlReport.chart("ms", List.of(Variant.of("a", "ms", 1000, 1000.0, null, Map.of()),
-                Variant.of("b", "ms", 1300, 1000.0, 6000.0, Map.of())));
+                Variant.of("b", "ms", 1300, 1000.0, 6000.0, Map.of())), null);
         assertFalse(svg.contains("log scale"), svg);
     }
 

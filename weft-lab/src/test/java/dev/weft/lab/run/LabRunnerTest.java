@@ -39,6 +39,7 @@ class LabRunnerTest {
         StringWriter text = new StringWriter();
         exit = new LabRunner(new PrintWriter(text, true), REGISTRY).run(new LabRunner.Options(Mode.SMOKE, List.of(), out));
         console = text.toString();
+        dev.weft.lab.ResultsSchema.assertValid(out.resolve("results.json"));
         LabResult lab = Json.read(out.resolve("results.json"), LabResult.class);
         assertEquals("smoke", lab.mode());
         results = lab.scenarios().stream().collect(Collectors.toMap(ScenarioResult::name, Function.identity()));

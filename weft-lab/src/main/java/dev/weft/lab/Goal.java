@@ -1,0 +1,89 @@
+package dev.weft.lab;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One goal of a scenario and its verdict, as {@code results.json} carries it (see
+ * {@code doc/results.md}).
+ *
+ * <p>A goal compares one measured figure with a target in a direction: {@code at_most} (the
+ * figure must not exceed the target: times, slowdowns) or {@code at_least} (it must reach it:
+ * rates, speed-ups). Where the scenario ran rounds, the figure is the median of the per-round
+ * figures (for a comparison of two variants, the median of their paired per-round ratios), and
+ * {@code perRound} keeps every one of them, so a reader can see their spread.
+ *
+ * @param name      one sentence a reader understands, e.g. {@code weft-context within 1.10x of explicit-arg}
+ * @param unit      the unit of {@code measured} and {@code target}: {@code x} for a ratio, or a figure's unit
+ * @param measured  the figure judged (the median of {@code perRound} when there are rounds)
+ * @param target    the target the figure is held to
+ * @param direction {@code at_most} or {@code at_least}
+ * @param verdict   {@code met}, {@code not_met}, or {@code not_judged} (smoke runs, whose sizes are too small)
+ * @param met       true or false, or null when not judged
+ * @param perRound  the per-round figures (or paired ratios) the median was taken of; empty without rounds
+ * @param spread    the lowest and highest of {@code perRound}, or null without rounds
+ */
+public record Goal(String name, String unit, double measured, double target, String direction, String verdict,
+                   Boolean met, List<Double> perRound, Spread spread) {
+
+    /** The figure must not exceed the target. */
+    public static final String AT_MOST = "at_most";
+    /** The figure must reach the target. */
+    public static final String AT_LEAST = "at_least";
+    /** The verdict of a goal that was met. */
+    public static final String MET = "met";
+    /** The verdict of a goal that was not met. */
+    public static final String NOT_MET = "not_met";
+    /** The verdict in a smoke run: its sizes are too small to judge. */
+    public static final String NOT_JUDGED = "not_judged";
+
+    /**
+     * The lowest and highest per-round figure.
+     *
+     * @param low  the lowest
+     * @param high the highest
+     */
+    public record Spread(double low, double high) {
+    }
+
+    public Goal {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(unit, "unit");
+        if (!AT_MOST.equals(direction) && !AT_LEAST.equals(direction)) {
+            throw new IllegalArgumentException("a goal's direction is at_most or at_least; got " + direction);
+        }
+        perRound = perRound == null ? List.of() : List.copyOf(perRound);
+    }
+
+    /**
+     * Judges {@code measured} against {@code target}.
+     *
+     * @param judged false in smoke runs: the goal is recorded as {@code not_judged}
+     */
+    public static Goal judge(String name, String unit, double measured, double target, String direction,
+                             List<Double> perRound, boolean judged) {
+        if (!Double.isFinite(measured)) {
+            throw new IllegalArgumentException("goal \"" + name + "\" measured " + measured + "; a figure must be finite");
+        }
+        Boolean met = judged ? (AT_MOST.equals(direction) ? measured <= target : measured >= target) : null;
+        String verdict = met == null ? NOT_JUDGED : met ? MET : NOT_MET;
+        Spread spread = perRound == null || perRound.isEmpty() ? null
+                : new Spread(perRound.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
+                        perRound.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
+        return new Goal(name, unit, measured, target, direction, verdict, met, perRound, spread);
+    }
+
+    /** The verdict as a reader sees it: {@code met}, {@code NOT met} or {@code not judged (smoke run)}. */
+    public String verdictText() {
+        return switch (verdict) {
+            case MET -> "met";
+            case NOT_MET -> "NOT met";
+            default -> "not judged (smoke run)";
+        };
+    }
+
+    /** True when the goal was judged and not met. */
+    public boolean failed() {
+        return Boolean.FALSE.equals(met);
+    }
+}

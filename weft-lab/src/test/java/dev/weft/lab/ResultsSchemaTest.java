@@ -1,0 +1,83 @@
+package dev.weft.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.weft.lab.report.Json;
+import java.io.PrintStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The schema accepts what the lab writes and rejects what breaks the contract. */
+class ResultsSchemaTest {
+
+    @TempDir
+    Path dir;
+
+    private JsonNode written(Mode mode) throws Exception {
+        ScenarioContext ctx = new ScenarioContext(mode, new PrintStream(OutputStream.nullOutputStream()), dir);
+        ctx.variant("a").unit("ms").value(12).limit(10.0).rounds(List.of(11, 12, 13)).peakPlatformThreads(13).add();
+        ctx.variant("b").unit("ns/switch").value(300).publishedRange(200, 500).kind(Variant.EXTRAPOLATED).add();
+        ctx.goal("a within 1.3x of b").pairedRatios(List.of(11, 12, 13), List.of(10, 10, 10)).atMost(1.3).add();
+        ctx.goal("one figure").measured(5).unit("s").atLeast(1).add();
+        ScenarioResult s = new ScenarioResult("demo", "t", "src https://example.org", "25.0.1+8", 25, "limit", "ok",
+                null, 1.5, 30, ctx.notes(), ctx.goals(), ctx.variants());
+        ScenarioResult second = new ScenarioResult("demo", "t", "src", "21.0.9+10", 21, null, "failed", "boom", 1, null,
+                List.of(), List.of(), List.of());
+        LabResult lab = new LabResult(LabResult.FORMAT_VERSION, "25", 2, mode.toString(), "2026-11-23T20:10:05Z", 3.0,
+                null, List.of(s, second));
+        return new ObjectMapper().readTree(Json.string(lab));
+    }
+
+    @Test
+    void whatTheLabWritesConforms() throws Exception {
+        assertEquals(Map.of().keySet(), ResultsSchema.violations(written(Mode.QUICK)));
+        assertEquals(Map.of().keySet(), ResultsSchema.violations(written(Mode.SMOKE)));
+    }
+
+    @Test
+    void theSchemaRejectsBrokenResults() throws Exception {
+        ObjectNode json = (ObjectNode) written(Mode.QUICK);
+        ((ObjectNode) json.get("scenarios").get(0).get("goals").get(0)).put("verdict", "probably");
+        assertFalse(ResultsSchema.violations(json).isEmpty(), "an unknown verdict");
+
+        json = (ObjectNode) written(Mode.QUICK);
+        ((ObjectNode) json.get("scenarios").get(0).get("goals").get(0)).put("met", false);
+        assertFalse(ResultsSchema.violations(json).isEmpty(), "met disagrees with the verdict");
+
+        json = (ObjectNode) written(Mode.QUICK);
+        json.put("started", "2026-11-23T20:10:05.123456789Z");
+        assertFalse(ResultsSchema.violations(json).isEmpty(), "the start time is to the second");
+
+        json = (ObjectNode) written(Mode.QUICK);
+        ((ObjectNode) json.get("scenarios").get(0).get("variants").get(0)).remove("rounds");
+        assertFalse(ResultsSchema.violations(json).isEmpty(), "rounds are required");
+
+        json = (ObjectNode) written(Mode.QUICK);
+        ((ObjectNode) json.get("scenarios").get(1)).putNull("error");
+        assertFalse(ResultsSchema.violations(json).isEmpty(), "a failed scenario says why");
+    }
+
+    @Test
+    void goalsAreJudgedByTheMedianOfPairedRatiosWithTheirSpread() throws Exception {
+        JsonNode goal = written(Mode.QUICK).get("scenarios").get(0).get("goals").get(0);
+        assertEquals(1.2, goal.get("measured").asDouble(), 1e-9);
+        assertEquals("met", goal.get("verdict").asText());
+        assertEquals(1.1, goal.get("spread").get("low").asDouble(), 1e-9);
+        assertEquals(1.3, goal.get("spread").get("high").asDouble(), 1e-9);
+        JsonNode smoke = written(Mode.SMOKE).get("scenarios").get(0).get("goals").get(0);
+        assertEquals("not_judged", smoke.get("verdict").asText());
+        assertTrue(smoke.get("met").isNull());
+        JsonNode variant = written(Mode.QUICK).get("scenarios").get(0).get("variants").get(1);
+        assertEquals(350, variant.get("published").asDouble(), 1e-9, "a range's midpoint");
+        assertEquals("lower", variant.get("better").asText(), "ns/switch is a time");
+    }
+}
