@@ -21,6 +21,8 @@ public final class LimitExceededException extends RejectedExecutionException {
         super(message(limiter, permits, maxWaiting, waited));
         this.limiter = limiter;
         this.timedOut = waited != null;
+        // Made only where a Limiter turns a caller away: the one place every rejection passes.
+        dev.weft.jfr.LimiterRejectionEvent.emit(limiter, permits, maxWaiting, waited);
     }
 
     /** The name of the limiter that rejected. */
