@@ -204,6 +204,25 @@ public final class Pool<T> implements AutoCloseable {
         }
     }
 
+    /**
+     * Destroys every idle resource now, for example after the server behind them restarted; the
+     * pool creates fresh ones as borrowers need them. Borrowed resources are untouched.
+     *
+     * @return how many idle resources were destroyed
+     */
+    public int evictIdle() {
+        List<Entry<T>> evicted;
+        lock.lock();
+        try {
+            evicted = new ArrayList<>(idle);
+            idle.clear();
+        } finally {
+            lock.unlock();
+        }
+        destroyAll(evicted, "evictIdle");
+        return evicted.size();
+    }
+
     /** Whether {@link #close()} has started. */
     public boolean isClosed() {
         lock.lock();
