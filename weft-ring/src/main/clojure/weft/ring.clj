@@ -37,11 +37,10 @@
   or stuck clients hold a connection, never a thread, so they do not stall the others."
   (:require [weft.ring.protocols :as protocols])
   (:import (dev.weft.limit Limiter)
-           (dev.weft.ring RingHandler)
+           (dev.weft.ring RingConnector RingHandler)
            (java.time Duration)
            (java.util.concurrent TimeoutException)
-           (org.eclipse.jetty.server ConnectionFactory HttpConfiguration HttpConnectionFactory Server
-                                     ServerConnector)
+           (org.eclipse.jetty.server ConnectionFactory HttpConfiguration HttpConnectionFactory Server)
            (org.eclipse.jetty.server.handler ErrorHandler)
            (org.eclipse.jetty.util.thread QueuedThreadPool)))
 
@@ -62,12 +61,17 @@
    :request-timeout-ms nil
    :backlog 1024
    :idle-timeout-ms 30000
+   :request-read-timeout 30000
    :max-header-bytes 8192
    :max-body-bytes (* 10 1024 1024)
    :acceptors nil
    :selectors nil})
 
 (defn- int-in [lo hi] (fn [v] (and (int? v) (<= lo v hi))))
+(defn- duration-or-nil [v]
+  (or (nil? v) (and (int? v) (pos? v))
+      (and (instance? Duration v) (not (.isNegative ^Duration v)) (not (.isZero ^Duration v)))))
+(defn- ->duration ^Duration [v] (cond (nil? v) nil (instance? Duration v) v :else (Duration/ofMillis (long v))))
 (defn- pos-int-or-nil [v] (or (nil? v) (and (int? v) (pos? v))))
 
 (def ^:private checks
@@ -82,6 +86,7 @@
    :request-timeout-ms [pos-int-or-nil "a positive number of milliseconds, or nil for no timeout"]
    :backlog [(int-in 1 Integer/MAX_VALUE) "a positive integer (the OS caps it at net.core.somaxconn)"]
    :idle-timeout-ms [(int-in 1 Integer/MAX_VALUE) "a positive number of milliseconds"]
+   :request-read-timeout [duration-or-nil "a positive java.time.Duration or number of milliseconds, or nil for no deadline"]
    :max-header-bytes [(int-in 256 Integer/MAX_VALUE) "an integer >= 256"]
    :max-body-bytes [pos-int-or-nil "a positive integer, or nil for no limit"]
    :acceptors [#(or (nil? %) ((int-in 1 64) %)) "an integer from 1 to 64, or nil for Jetty's default"]
@@ -141,7 +146,13 @@
                         (default: no limit)
     :backlog            listen backlog, Jetty's accept queue size (default 1024, enough for
                         1,000 simultaneous connects; the OS caps it at net.core.somaxconn)
-    :idle-timeout-ms    close a connection idle this long (default 30000)
+    :idle-timeout-ms    close a connection idle this long (default 30000); a request whose
+                        handler is still working is never cut by it
+    :request-read-timeout  the longest a client may take to send a request's head, and the
+                        body its handler is reading, counted from the request's first byte:
+                        then 408 and the connection is closed (checked every quarter of it,
+                        so the cut comes within 1.5 times it). A java.time.Duration or a
+                        number of milliseconds (default 30000; nil: no deadline)
     :max-header-bytes   largest request line and headers; more gets 431 (default 8192)
     :max-body-bytes     largest request body; more gets 413 (default 10 MiB; nil: no limit)
     :acceptors          acceptor threads (default: Jetty's, 1 below 16 cores)
@@ -158,21 +169,22 @@
                     {:handler handler})))
   (let [opts (merge defaults (check-options opts))
         {:keys [port host async? request-timeout-ms retry-after-s backlog idle-timeout-ms
-                max-header-bytes max-body-bytes acceptors selectors]} opts
+                max-header-bytes max-body-bytes acceptors selectors request-read-timeout]} opts
         pool (doto (QueuedThreadPool. (int jetty-threads) 4)
                (.setName "weft-ring-jetty"))
         server (Server. pool)
         ring-handler (RingHandler. handler (boolean async?) (limiter opts)
                                    (some-> request-timeout-ms Duration/ofMillis)
                                    (int retry-after-s) (long (or max-body-bytes -1))
-                                   #'protocols/write-body-to-stream)
+                                   #'protocols/write-body-to-stream
+                                   (->duration request-read-timeout))
         config (doto (HttpConfiguration.)
                  (.setRequestHeaderSize (int max-header-bytes))
                  (.setSendServerVersion false)
                  (.setSendXPoweredBy false))
-        connector (doto (ServerConnector. server (int (or acceptors -1)) (int (or selectors -1))
-                                          ^"[Lorg.eclipse.jetty.server.ConnectionFactory;"
-                                          (into-array ConnectionFactory [(HttpConnectionFactory. config)]))
+        connector (doto (RingConnector. server (int (or acceptors -1)) (int (or selectors -1)) ring-handler
+                                        ^"[Lorg.eclipse.jetty.server.ConnectionFactory;"
+                                        (into-array ConnectionFactory [(HttpConnectionFactory. config)]))
                     (.setHost host)
                     (.setPort (int port))
                     (.setAcceptQueueSize (int backlog))
@@ -199,13 +211,18 @@
     (->RingServer (.getLocalPort connector) host server ring-handler)))
 
 (defn stop-server
-  "Stops `server` gracefully and returns true when every request in flight finished.
+  "Stops `server` gracefully and returns true when every request in flight finished and
+  its response was written.
 
   It stops accepting connections at once; requests arriving on connections still open get
   503 with Connection: close; the requests in flight get up to `:timeout-ms` to finish
-  and be written. Then every connection is closed. Requests still in flight at that point
-  are abandoned (their handler threads are interrupted), and the result is false.
-  Concurrent and repeated calls wait for the first to finish and return its result.
+  and be written (their connections stay open that long; idle connections close within a
+  second), and each response written during the drain closes its connection. Then every
+  connection is closed. Requests still in flight at that point are abandoned (their
+  handler threads are interrupted), and the result is false. A response that could not be
+  written during the drain (the client went away, say) is lost: the result is false too.
+  `stats` tells which (`:abandoned`, `:lost`). Concurrent and repeated calls wait for the
+  first to finish and return its result.
 
   Options:
     :timeout-ms  how long to wait for the requests in flight (default 30000; 0 abandons
@@ -227,18 +244,22 @@
              ;; stopped everything; what was cut off is counted below.
              (when-not (some #(instance? TimeoutException %) (take-while some? (iterate ex-cause e)))
                (throw e)))))
-       (zero? (.abandoned handler))))))
+       (and (zero? (.abandoned handler)) (zero? (.lostInDrain handler)))))))
 
 (defn stats
   "What `server` is doing now, as a map:
     :in-flight  requests let in and not yet finished (answered, and their handler returned)
     :waiting    requests waiting for a turn under :max-in-flight (0 without a limit)
     :rejected   requests answered 503 because the server was full, since it started
-    :abandoned  requests cut off by the last stop (see `stop-server`)"
+    :abandoned  requests cut off by the last stop (see `stop-server`)
+    :lost       responses that could not be written since the server started (the client
+                went away, its connection timed out or closed, or a streaming body failed
+                after the status was sent); each is logged once at WARN"
   [server]
   (let [^RingHandler handler (:handler server)
         ^Limiter limiter (.limiter handler)]
     {:in-flight (.inFlight handler)
      :waiting (if limiter (.waiting limiter) 0)
      :rejected (if limiter (.rejected limiter) 0)
-     :abandoned (.abandoned handler)}))
+     :abandoned (.abandoned handler)
+     :lost (.lost handler)}))

@@ -89,3 +89,43 @@
           (finally
             (doseq [^Socket sock (concat stalled-heads stalled-bodies)]
               (.close sock))))))))
+
+(deftest request-read-deadline
+  (testing "a client trickling its head one byte at a time gets 408 and a close"
+    (with-server [s (fn [_] {:status 200 :headers {} :body "ok"}) {:request-read-timeout (java.time.Duration/ofMillis 400)}]
+      (with-open [sock (http/connect (:port s))]
+        (let [text (http/request-text "GET" "/trickle" :headers {"X-Long" (apply str (repeat 100 "a"))})
+              answered (future (http/read-response sock))]
+          (loop [[c & more] text]
+            (when (and c (not (realized? answered)))
+              (try (http/send! sock (str c)) (catch java.io.IOException _))
+              (Thread/sleep 20)
+              (recur more)))
+          (let [r (deref answered 30000 :hung)]
+            (is (= 408 (:status r)))
+            (is (= ["close"] (get-in r [:headers "connection"]))))
+          (is (http/closed? sock))))))
+  (testing "a body that trickles while the handler reads it: 408 and a close"
+    (let [calls (atom 0)]
+      (with-server [s (fn [req] (swap! calls inc) (slurp (:body req)) {:status 200 :headers {} :body "read"})
+                    {:request-read-timeout 400}]
+        (with-open [sock (http/connect (:port s))]
+          (http/send! sock "POST /upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n")
+          (let [answered (future (http/read-response sock))]
+            (loop [i 0]
+              (when (and (< i 1000) (not (realized? answered)))
+                (try (http/send! sock "x") (catch java.io.IOException _))
+                (Thread/sleep 20)
+                (recur (inc i))))
+            (let [r (deref answered 30000 :hung)]
+              (is (= 408 (:status r)))
+              (is (= ["close"] (get-in r [:headers "connection"]))))
+            (is (= 1 @calls)))))))
+  (testing "an idle kept-alive connection and a slow handler are not the client's delay"
+    (with-server [s (fn [_] (Thread/sleep 700) {:status 200 :headers {} :body "ok"}) {:request-read-timeout 300}]
+      (with-open [sock (http/connect (:port s))]
+        (http/send! sock (http/request-text "GET" "/a"))
+        (is (= 200 (:status (http/read-response sock))))
+        (Thread/sleep 700)
+        (http/send! sock (http/request-text "GET" "/b"))
+        (is (= 200 (:status (http/read-response sock))))))))

@@ -4,7 +4,7 @@
   (:require [clojure.test :refer [deftest is testing]]
             [weft.ring :as ring]
             [weft.ring.test-http :as http]
-            [weft.ring.test-support :refer [await!]])
+            [weft.ring.test-support :refer [await! capture-log lines-containing]])
   (:import (java.net ConnectException)
            (java.util.concurrent CountDownLatch ExecutorService Executors Future TimeUnit)))
 
@@ -43,7 +43,7 @@
               (let [results (mapv #(.get ^Future % 60 TimeUnit/SECONDS) responses)]
                 (is (= (repeat n 200) (map :status results)))
                 (is (= (map #(str "done /" %) (range n)) (map :body results)))))
-            (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0} (ring/stats s)))))
+            (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0 :lost 0} (ring/stats s)))))
         (finally
           (.countDown gate)
           (ring/stop-server s {:timeout-ms 0}))))))
@@ -114,3 +114,83 @@
       (is (= 1 (:abandoned (ring/stats s))))
       (is (nil? (try (http/read-response client) (catch java.io.IOException _ nil))) "its connection was closed")
       (is (false? (ring/stop-server s)) "stopping again tells the same"))))
+
+(deftest stopping-five-times-over-loses-no-response
+  ;; Jetty lowers every connection's idle timeout to its shutdown idle timeout (here 500 ms,
+  ;; with :idle-timeout-ms 500) when a stop begins: the handlers below outlive it, and every
+  ;; response must still arrive, with the stop reporting a clean drain.
+  (dotimes [round 5]
+    (let [n 1000
+          entered (CountDownLatch. n)
+          handler (fn [req]
+                    (.countDown entered)
+                    (.await entered 120 TimeUnit/SECONDS)
+                    (Thread/sleep 1000)
+                    {:status 200 :headers {} :body (str "done " (:uri req))})
+          s (ring/run-server handler {:port 0 :host "127.0.0.1" :idle-timeout-ms 500})
+          port (:port s)]
+      (with-open [^ExecutorService clients (Executors/newVirtualThreadPerTaskExecutor)]
+        (try
+          (let [responses (mapv (fn [i] (.submit clients ^Callable #(http/http port "GET" (str "/" i)))) (range n))]
+            (is (.await entered 120 TimeUnit/SECONDS) "all requests are in their handlers")
+            (is (true? (ring/stop-server s {:timeout-ms 60000})) (str "round " round ": a clean drain"))
+            (let [results (mapv #(.get ^Future % 60 TimeUnit/SECONDS) responses)]
+              (is (= (repeat n 200) (map :status results)) (str "round " round ": every client got its 200"))
+              (is (= (map #(str "done /" %) (range n)) (map :body results))))
+            (is (= {:in-flight 0 :abandoned 0 :lost 0} (select-keys (ring/stats s) [:in-flight :abandoned :lost]))))
+          (finally
+            (ring/stop-server s {:timeout-ms 0})))))))
+
+(deftest a-handler-slower-than-the-idle-timeout-is-not-cut-off
+  (let [s (ring/run-server (fn [_] (Thread/sleep 800) {:status 200 :headers {} :body "slow but fine"})
+                           {:port 0 :host "127.0.0.1" :idle-timeout-ms 200})]
+    (try
+      (with-open [client (http/connect (:port s))]
+        (dotimes [_ 2]
+          (http/send! client (http/request-text "GET" "/slow"))
+          (is (= "slow but fine" (:body (http/read-response client))) "the response arrives on the kept-alive connection")))
+      (is (zero? (:lost (ring/stats s))))
+      (finally (ring/stop-server s {:timeout-ms 10000})))))
+
+(defn- streaming-handler
+  "Answers with a streamed body: one chunk, then (once `go` is delivered) 64 MiB more, which
+  cannot all be written to a client that has gone."
+  [go]
+  (fn [_]
+    {:status 200 :headers {}
+     :body (cons "first"
+                 (lazy-seq
+                  @go
+                  (repeat 1024 (byte-array 65536))))}))
+
+(deftest a-response-that-cannot-be-written-is-lost-and-said-so
+  (let [go (promise)
+        s (ring/run-server (streaming-handler go) {:port 0 :host "127.0.0.1"})]
+    (try
+      (let [[_ log] (capture-log
+                     (fn []
+                       (with-open [client (http/connect (:port s))]
+                         (http/send! client (http/request-text "GET" "/stream"))
+                         (is (= 200 (:status (http/read-head client))))
+                         (.setSoLinger client true 0)) ; closed with a reset: the server's next writes fail
+                       (deliver go true)
+                       (await! #(= 1 (:lost (ring/stats s))))
+                       (await! #(zero? (:in-flight (ring/stats s))))))]
+        (is (= 1 (:lost (ring/stats s))) "the failed write counts as lost, not as responded")
+        (is (= 1 (count (lines-containing log "the response was lost"))) "and is logged once")
+        (is (= 1 (count (lines-containing log "WARN"))) "at WARN"))
+      (finally (ring/stop-server s {:timeout-ms 0})))))
+
+(deftest a-response-lost-during-the-drain-makes-the-stop-report-it
+  (let [go (promise)
+        s (ring/run-server (streaming-handler go) {:port 0 :host "127.0.0.1"})]
+    (with-open [client (http/connect (:port s))]
+      (http/send! client (http/request-text "GET" "/stream"))
+      (is (= 200 (:status (http/read-head client))))
+      (let [stopped (future (ring/stop-server s {:timeout-ms 30000}))]
+        (await! #(refuses-connections? (:port s)))
+        (.setSoLinger client true 0)
+        (.close client)
+        (deliver go true)
+        (is (false? (deref stopped 30000 :hung)) "false: a response was lost")
+        (is (= {:abandoned 0 :lost 1} (select-keys (ring/stats s) [:abandoned :lost])))))))

@@ -75,12 +75,48 @@ final class Exchange implements Runnable, Callback {
     private volatile Limiter.Permit permit;
     private volatile Throwable bodyFailure; // the first failed read of the request body
     private volatile Scheduler.Task timeout;
+    private volatile boolean readingBody; // the handler is inside a read of the request body
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
         this.owner = owner;
         this.request = request;
         this.response = response;
         this.callback = callback;
+        // Jetty's idle timeout must not cut a request whose handler is still working on it (a
+        // slow handler is not an idle client): with no read or write pending, Jetty asks this
+        // listener, and the timeout is ignored until the exchange has finished. Pending reads
+        // and writes still time out: those are the client's.
+        request.addIdleTimeoutListener(t -> ((int) STATE.getVolatile(this) & FINISHED) == FINISHED);
+    }
+
+    /** The connection's endpoint, whose idle timeout a drain raises. */
+    org.eclipse.jetty.io.EndPoint endPoint() {
+        return request.getConnectionMetaData().getConnection().getEndPoint();
+    }
+
+    /**
+     * Called by the read-deadline sweep: when the handler is blocked reading a body that has not
+     * arrived within the request-read timeout (counted from the request's start), answers 408 with
+     * Connection: close and interrupts the handler. Returns whether it did.
+     */
+    boolean readDeadlinePassed(long nowNanos, long timeoutNanos) {
+        if (!readingBody || nowNanos - request.getBeginNanoTime() < timeoutNanos) {
+            return false;
+        }
+        if (bodyFailure == null) {
+            bodyFailure = new TimeoutException("the request body did not arrive within the request-read timeout");
+        }
+        if (!claim(TIMED_OUT)) {
+            return false;
+        }
+        LOG.debug("{} {}: the request body did not arrive within the request-read timeout; answered 408",
+                request.getMethod(), path());
+        writeStatus(HttpStatus.REQUEST_TIMEOUT_408, "Request Timeout: the request did not arrive in time", false, true);
+        interruptHandler();
+        if (owner.async) {
+            set(HANDLER_DONE);
+        }
+        return true;
     }
 
     // ---- the handler's virtual thread ------------------------------------------------------
@@ -170,6 +206,9 @@ final class Exchange implements Runnable, Callback {
             answerFailure(t);
             return;
         }
+        if (owner.isShutdown()) {
+            closeAfterResponse();
+        }
         try {
             if (body == null) {
                 response.write(true, EMPTY, this);
@@ -195,13 +234,15 @@ final class Exchange implements Runnable, Callback {
             answerFailure(t);
             return;
         }
-        if (clientGone(t)) {
-            LOG.debug("{} {}: the client went away while the body was written", request.getMethod(), path(), t);
-        } else {
+        if (!clientGone(t) && !interrupted(t)) {
+            // The application's body writer failed: its bug, logged with its stack; failed() counts
+            // the response as lost without logging it again.
             LOG.error("{} {}: writing the response body failed after the status was sent; the connection is closed",
                     request.getMethod(), path(), t);
+            lost(t, true);
+        } else {
+            failed(t);
         }
-        failed(t);
     }
 
     /** The handler threw (or raised) {@code t}. */
@@ -299,9 +340,33 @@ final class Exchange implements Runnable, Callback {
 
     @Override
     public void failed(Throwable x) {
-        LOG.debug("{} {}: the response could not be completed", request.getMethod(), path(), x);
+        lost(x, false);
+    }
+
+    /**
+     * The response could not be written (the client went away, the connection timed out or was
+     * closed, or the body failed): it is counted as lost, in the server's statistics and in the
+     * result of a drain under way, and logged once at WARN unless {@code logged}. A request the
+     * server's stop abandoned is counted as abandoned instead.
+     */
+    private void lost(Throwable x, boolean logged) {
+        if (((int) STATE.getVolatile(this) & ABANDONED) == 0) {
+            owner.countLost();
+            if (!logged) {
+                if (clientGone(x) || x instanceof TimeoutException) {
+                    LOG.warn("{} {}: the response was lost: {}", request.getMethod(), path(), describe(x));
+                } else {
+                    LOG.warn("{} {}: the response was lost", request.getMethod(), path(), x);
+                }
+            }
+        }
         callback.failed(x);
         set(RESPONDED);
+    }
+
+    private static String describe(Throwable x) {
+        String m = x.getMessage();
+        return x.getClass().getSimpleName() + (m == null ? "" : ": " + m);
     }
 
     @Override
@@ -353,6 +418,16 @@ final class Exchange implements Runnable, Callback {
         }
     }
 
+    /**
+     * Ends the connection with this response (HTTP/1 only: HTTP/2 has no Connection header, and
+     * its streams end on their own).
+     */
+    private void closeAfterResponse() {
+        if (request.getConnectionMetaData().getHttpVersion().getVersion() < 20) {
+            response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
+    }
+
     private void writeStatus(int status, String text, boolean retryAfter, boolean close) {
         response.setStatus(status);
         HttpFields.Mutable headers = response.getHeaders();
@@ -360,8 +435,8 @@ final class Exchange implements Runnable, Callback {
         if (retryAfter) {
             headers.put(HttpHeader.RETRY_AFTER, owner.retryAfterSeconds);
         }
-        if (close) {
-            headers.put(HttpHeader.CONNECTION, "close");
+        if (close || owner.isShutdown()) {
+            closeAfterResponse();
         }
         response.write(true, ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8)), this);
     }
@@ -449,6 +524,7 @@ final class Exchange implements Runnable, Callback {
         @Override
         public int read() throws IOException {
             check();
+            readingBody = true;
             try {
                 int b = in.read();
                 if (b >= 0) {
@@ -457,12 +533,15 @@ final class Exchange implements Runnable, Callback {
                 return b;
             } catch (IOException | RuntimeException e) {
                 throw failed(e);
+            } finally {
+                readingBody = false;
             }
         }
 
         @Override
         public int read(byte[] b, int off, int len) throws IOException {
             check();
+            readingBody = true;
             try {
                 int n = in.read(b, off, len);
                 if (n > 0) {
@@ -471,6 +550,8 @@ final class Exchange implements Runnable, Callback {
                 return n;
             } catch (IOException | RuntimeException e) {
                 throw failed(e);
+            } finally {
+                readingBody = false;
             }
         }
 

@@ -73,6 +73,11 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
         }
     };
     private volatile int abandoned;
+    private final java.util.concurrent.atomic.LongAdder lost = new java.util.concurrent.atomic.LongAdder();
+    private volatile long lostBeforeDrain = -1; // lost() when the current drain began, or -1
+    private volatile long lostInDrain;
+    final long readTimeoutNanos;
+    private final ReadDeadlines readDeadlines;
 
     /**
      * A handler serving {@code handler}.
@@ -89,11 +94,15 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
      * @param bodyWriter        writes a response body that is not a String, byte array or nil to an
      *                          OutputStream: {@code (fn [body response-map output-stream])}, in weft
      *                          the {@code weft.ring.protocols/write-body-to-stream} var
-     * @throws IllegalArgumentException if the timeout is not positive, or retryAfterSeconds or
+     * @param requestReadTimeout the longest a client may take to send a request's head, and its body
+     *                          (counted from the request's first byte) while the handler waits to read
+     *                          it; then it gets 408 and the connection is closed. Checked every quarter
+     *                          of it, so the cut comes within 1.5 times it. Null for no deadline.
+     * @throws IllegalArgumentException if a timeout is not positive, or retryAfterSeconds or
      *                                  maxBodyBytes (other than -1) is negative
      */
     public RingHandler(IFn handler, boolean async, Limiter limiter, Duration requestTimeout, int retryAfterSeconds,
-                       long maxBodyBytes, IFn bodyWriter) {
+                       long maxBodyBytes, IFn bodyWriter, Duration requestReadTimeout) {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.async = async;
         this.limiter = limiter;
@@ -111,6 +120,11 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
         }
         this.maxBodyBytes = maxBodyBytes;
         this.bodyWriter = Objects.requireNonNull(bodyWriter, "bodyWriter");
+        if (requestReadTimeout != null && (requestReadTimeout.isZero() || requestReadTimeout.isNegative())) {
+            throw new IllegalArgumentException("the request-read timeout must be positive; got " + requestReadTimeout);
+        }
+        this.readTimeoutNanos = requestReadTimeout == null ? 0 : requestReadTimeout.toNanos();
+        this.readDeadlines = readTimeoutNanos > 0 ? new ReadDeadlines(inFlight, readTimeoutNanos) : null;
     }
 
     @Override
@@ -173,6 +187,44 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
         return abandoned;
     }
 
+    /**
+     * Responses that could not be written since the server started: the client went away, its
+     * connection timed out or was closed, or the body failed after the status was sent. Requests
+     * abandoned by a stop are counted by {@link #abandoned()} instead.
+     */
+    public long lost() {
+        return lost.sum();
+    }
+
+    /** Responses lost while the last drain ran (see {@link #lost()}); 0 before any stop. */
+    public long lostInDrain() {
+        return lostInDrain;
+    }
+
+    /** Counts one lost response. */
+    void countLost() {
+        lost.increment();
+    }
+
+    /**
+     * Keeps the connections of the requests in flight open for the drain: Jetty's connectors lower
+     * every connection's idle timeout to their shutdown idle timeout when a stop begins (so that
+     * idle connections close soon); a connection whose request is still being handled or written
+     * gets the drain's whole timeout instead. Called by the connector right after it lowered them.
+     */
+    public void holdOpenForDrain(long drainMillis) {
+        if (drainMillis <= 0) {
+            return;
+        }
+        for (Exchange exchange : inFlight) {
+            var endPoint = exchange.endPoint();
+            if (endPoint.getIdleTimeout() < drainMillis) {
+                endPoint.setIdleTimeout(drainMillis);
+            }
+        }
+    }
+
+    /** The limiter bounding requests in flight, or null. */
     /** The limiter bounding requests in flight, or null. */
     public Limiter limiter() {
         return limiter;
@@ -180,6 +232,9 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
 
     @Override
     public CompletableFuture<Void> shutdown() {
+        if (!shutdown.isShutdown()) {
+            lostBeforeDrain = lost.sum();
+        }
         return shutdown.shutdown();
     }
 
@@ -192,7 +247,12 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
     protected void doStart() throws Exception {
         shutdown.cancel();
         abandoned = 0;
+        lostBeforeDrain = -1;
+        lostInDrain = 0;
         super.doStart();
+        if (readDeadlines != null) {
+            readDeadlines.start(getServer());
+        }
     }
 
     @Override
@@ -205,6 +265,11 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
         }
         inFlight.clear();
         abandoned = left;
+        long before = lostBeforeDrain;
+        lostInDrain = before < 0 ? 0 : lost.sum() - before;
+        if (readDeadlines != null) {
+            readDeadlines.stop();
+        }
         if (left > 0) {
             LOG.warn("stopped with {} request{} still in flight; {} handler thread{} interrupted and {} response{} not sent",
                     left, left == 1 ? "" : "s", left == 1 ? "its" : "their", left == 1 ? " was" : "s were",
