@@ -116,9 +116,10 @@
       (is (false? (ring/stop-server s)) "stopping again tells the same"))))
 
 (deftest stopping-five-times-over-loses-no-response
-  ;; Jetty lowers every connection's idle timeout to its shutdown idle timeout (here 500 ms,
-  ;; with :idle-timeout-ms 500) when a stop begins: the handlers below outlive it, and every
-  ;; response must still arrive, with the stop reporting a clean drain.
+  ;; Jetty lowers every connection's idle timeout to its shutdown idle timeout when a stop
+  ;; begins (here 500 ms, as the idle timeout is 500 ms): the handlers below sleep past both
+  ;; once all are in, and every response must still arrive, with the stop reporting a clean
+  ;; drain. (Before the fix, writes failed and the stop reported success anyway.)
   (dotimes [round 5]
     (let [n 1000
           entered (CountDownLatch. n)
