@@ -31,6 +31,7 @@
   with the same semantics. The Java API is dev.weft.context.Context and ContextKey: one
   concept, one name, in Java, Clojure and Kotlin."
   (:refer-clojure :exclude [key bound?])
+  (:require [weft.impl.options :as options])
   (:import (dev.weft.context Context Context$Bindings Context$CallableOp Context$Snapshot ContextKey)
            (java.util.concurrent Callable CompletionService Executor ExecutorService)))
 
@@ -64,20 +65,23 @@
                   (str (pr-str k) " is not a context key; define one with weft.context/defcontext"
                        " (for a dynamic var, use clojure.core/binding)")))))
 
+(def ^:private key-options
+  (options/spec "weft.context/defcontext"
+                [{:key :default :type :any :default-doc "nil"
+                  :doc "the value read where the key is not bound"}]
+                {:example "{:default 3}"}))
+
 (defn context-key
   "A new context key named `name` (a string) for keys made at run time; prefer
-  `defcontext`. Options: `:default`, the value read where the key is not bound (nil)."
+  `defcontext`."
   ([name] (context-key name {}))
-  ([name {:keys [default]}]
-   (ContextVar. (ContextKey/of (str name) default))))
+  ([name opts]
+   (ContextVar. (ContextKey/of (str name) (:default (options/check key-options opts))))))
 
 (defmacro defcontext
   "Defines `name` as a context key: `(defcontext name doc-string? opts?)`.
   Deref it (`@name`) to read the value bound in this thread, or its default where it is
   not bound. Bind it with `with-context`.
-
-  Options (a trailing map):
-    :default  the value where the key is not bound (default nil)
 
   Re-evaluating a `defcontext` makes a new key: values bound to the old one are not seen
   through the new one."
@@ -85,9 +89,8 @@
   (let [[doc opts] (if (string? doc-or-opts) [doc-or-opts opts] [nil doc-or-opts])]
     (when-not (symbol? name)
       (throw (IllegalArgumentException. (str "defcontext needs a symbol for its name; got " (pr-str name)))))
-    (when-not (or (nil? opts) (map? opts))
-      (throw (IllegalArgumentException.
-              (str "defcontext " name ": options must be a map like {:default 3}; got " (pr-str opts)))))
+    (when-not (or (nil? opts) (map? opts))   ; a literal that is not a map: say so when it is compiled
+      (options/check key-options opts))
     `(def ~(vary-meta name merge (cond-> {:weft/context true} doc (assoc :doc doc)))
        (context-key ~(str *ns* "/" name) ~opts))))
 
@@ -215,3 +218,6 @@
      :else (throw (IllegalArgumentException.
                    (str "wrap conveys context through a function, Executor, ExecutorService or"
                         " CompletionService; got " (pr-str x)))))))
+
+(options/document! #'context-key key-options)
+(options/document! #'defcontext key-options)

@@ -19,7 +19,8 @@
 
   For structured concurrency (forks that end before their scope, `pmap`, `race`) see
   `weft.scope`; for context keys, `weft.context`."
-  (:require [weft.impl :as impl])
+  (:require [weft.impl :as impl]
+            [weft.impl.options :as options])
   (:import (dev.weft.context Context Context$CallableOp Context$Snapshot)
            (dev.weft.thread SchedulerSnapshot ThreadPolicy WeftThreads)
            (java.util.concurrent Callable ExecutionException ExecutorService Future
@@ -40,24 +41,38 @@
      :else (throw (IllegalArgumentException.
                    (str "thread policy must be :virtual, :platform or :auto; got " (pr-str policy)))))))
 
-(defn- policy-of ^ThreadPolicy [opts]
-  (if-some [p (:threads opts)] (thread-policy p) (thread-policy)))
+(defn- threads-options
+  "The options of `thread-factory` and `executor` (`what`)."
+  [what]
+  (options/spec (str "weft.core/" what)
+                [{:key :threads :default-doc "the global policy (-Dweft.threads, else :auto)"
+                  :valid? #(or (instance? ThreadPolicy %)
+                               (and (or (keyword? %) (string? %))
+                                    (try (thread-policy %) true (catch IllegalArgumentException _ false))))
+                  :must-be ":virtual, :platform, :auto or a dev.weft.thread.ThreadPolicy"
+                  :coerce thread-policy
+                  :doc "the thread policy"}]
+                {:example "{:threads :virtual}"}))
+
+(def ^:private thread-factory-options (threads-options "thread-factory"))
+(def ^:private executor-options (threads-options "executor"))
+
+(defn- policy-of ^ThreadPolicy [spec opts]
+  (or (:threads (options/check spec opts)) (thread-policy)))
 
 (defn thread-factory
   "A java.util.concurrent.ThreadFactory for threads named `weft-<name>-<n>` (n counts from 1).
-  Options: `:threads` the thread policy (default: the global one). Virtual threads for a
-  virtual policy, daemon platform threads otherwise."
+  Virtual threads for a virtual policy, daemon platform threads otherwise."
   (^ThreadFactory [name] (thread-factory name {}))
-  (^ThreadFactory [name opts] (WeftThreads/factory name (policy-of opts))))
+  (^ThreadFactory [name opts] (WeftThreads/factory name (policy-of thread-factory-options opts))))
 
 (defn executor
   "A java.util.concurrent.ExecutorService whose threads are named `weft-<name>-<n>`.
-  Options: `:threads` the thread policy (default: the global one). Under a virtual policy
-  every task gets a new virtual thread; under a platform policy tasks share at most
+  Under a virtual policy every task gets a new virtual thread; under a platform policy tasks share at most
   `(dev.weft.thread.WeftThreads/platformPoolSize)` daemon threads and the rest queue.
   Close it with `.close` (or `with-open`), which waits for submitted tasks."
   (^ExecutorService [name] (executor name {}))
-  (^ExecutorService [name opts] (WeftThreads/executor name (policy-of opts))))
+  (^ExecutorService [name opts] (WeftThreads/executor name (policy-of executor-options opts))))
 
 (defn virtual-thread?
   "True when `thread` (default: the current thread) is a virtual thread."
@@ -144,3 +159,6 @@
   On JDK 21-23 the scheduler figures are nil and `:unavailable-reason` says why."
   []
   (impl/java->clj (.toMap (SchedulerSnapshot/take))))
+
+(options/document! #'thread-factory thread-factory-options)
+(options/document! #'executor executor-options)

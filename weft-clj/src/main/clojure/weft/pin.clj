@@ -33,10 +33,12 @@
   with frames `{:class :method :line}`, innermost first."
   (:require [clojure.string :as str]
             [clojure.test :as t]
-            [weft.impl :as impl])
+            [weft.impl :as impl]
+            [weft.impl.options :as options])
   (:import (clojure.lang ExceptionInfo)
            (dev.weft.pin PinCheck PinCheck$Body PinEvent PinMonitor PinMonitor$Builder PinProbe PinReport)
            (java.lang System$Logger)
+           (java.time Duration)
            (java.util.function Consumer Function)))
 
 (set! *warn-on-reflection* true)
@@ -60,25 +62,24 @@
 
 ;; ---- tests ----------------------------------------------------------------------------
 
-(defn- on-virtual-thread? [thread]
-  (case thread
-    :virtual true
-    :caller false
-    (throw (IllegalArgumentException. (str ":thread must be :virtual or :caller; got " (pr-str thread))))))
+(def ^:private capture-options
+  (options/spec "weft.pin/capture-call"
+                [(merge (options/one-of {:virtual true :caller false})
+                        {:key :thread :default :virtual
+                         :doc ":virtual runs `f` on a new virtual thread (`weft-pin-check-<n>`) with the
+                               caller's context keys and dynamic bindings, and waits for it; if the
+                               caller is interrupted meanwhile, that thread is interrupted and waited
+                               for, and InterruptedException thrown. :caller runs `f` on the calling
+                               thread, where only the virtual threads it starts can pin"})]
+                {:example "{:thread :caller}"}))
 
 (defn capture-call
   "Calls `f` (no arguments) and returns the dev.weft.pin.PinReport of the pins that happened
   while it ran, on any thread (every pin, however short). If `f` throws, the capture is ended
-  and the exception rethrown. Options:
-  - `:thread` `:virtual` (default) runs `f` on a new virtual thread (`weft-pin-check-<n>`)
-    with the caller's context keys and dynamic bindings, and waits for it; if the caller is
-    interrupted meanwhile, that thread is interrupted and waited for, and
-    InterruptedException thrown. `:caller` runs `f` on the calling thread, where only the
-    virtual threads it starts can pin.
-  See `pins-of`."
+  and the exception rethrown. See `pins-of`."
   (^PinReport [f] (capture-call f {}))
-  (^PinReport [f {:keys [thread] :or {thread :virtual}}]
-   (let [virtual? (on-virtual-thread? thread)]
+  (^PinReport [f opts]
+   (let [virtual? (boolean (:thread (options/check capture-options opts)))]
      (PinCheck/capture (body f virtual?) virtual?))))
 
 (defmacro pins-of
@@ -139,36 +140,51 @@
 
 ;; ---- production -----------------------------------------------------------------------
 
+(def ^:private monitor-options
+  (options/spec "weft.pin/monitor"
+                [{:key :threshold :type :duration :default-doc "20 ms"
+                  :doc "pins shorter than this are not recorded; 0 records every pin"}
+                 {:key :top-frames :type :pos-int :default-doc "12"
+                  :doc "frames below the virtual-thread machinery that identify a site"}
+                 {:key :max-sites :type :pos-int :default-doc "1000"
+                  :doc "sites kept; pins at further sites are only counted"}
+                 {:key :on-pin :type :fn :default-doc "none"
+                  :doc "a function called with each pin as a map `{:start :duration-ms :reason
+                        :blocking-operation :thread :carrier :frames :truncated}`, on the monitor's
+                        thread; what it throws is logged and does not stop the monitor"}
+                 {:key :summary-every :type :duration :default-doc "off"
+                  :valid? #(and (options/duration? %) (pos? (.toNanos (impl/duration ":summary-every" %))))
+                  :must-be "a positive number of milliseconds or a positive java.time.Duration"
+                  :doc "log a summary this often: at WARNING when pins happened in the period,
+                        DEBUG otherwise"}
+                 {:key :logger :default-doc "\"dev.weft.pin\""
+                  :valid? #(or (instance? System$Logger %) (string? %) (keyword? %) (symbol? %))
+                  :must-be "a java.lang.System$Logger or a logger name"
+                  :doc "a System.Logger or a logger name"}
+                 {:key :scheduler-interval :type :duration :default 1000
+                  :doc "sample the scheduler this often; 0 turns it off"}
+                 {:key :scheduler-keep :type :pos-int :default 600
+                  :doc "how many scheduler samples to keep"}]
+                {:example "{:threshold 50}"}))
+
 (defn monitor
-  "Starts a dev.weft.pin.PinMonitor and returns it once it records. Options:
-  - `:threshold` pins shorter than this are not recorded: milliseconds or a Duration
-    (default 20 ms; 0 records every pin)
-  - `:top-frames` frames below the virtual-thread machinery that identify a site (default 12)
-  - `:max-sites` sites kept; pins at further sites are only counted (default 1000)
-  - `:on-pin` a function called with each pin as a map `{:start :duration-ms :reason
-    :blocking-operation :thread :carrier :frames :truncated}`, on the monitor's thread; what it
-    throws is logged and does not stop the monitor
-  - `:summary-every` log a summary this often (milliseconds or a Duration; default off): at
-    WARNING when pins happened in the period, DEBUG otherwise
-  - `:logger` a System.Logger or a logger name (default \"dev.weft.pin\")
-  - `:scheduler-interval` sample the scheduler this often (default 1000 ms; 0 turns it off)
-  - `:scheduler-keep` how many samples to keep (default 600)
-  Stop it with `stop!` (or `.close`). Throws IllegalStateException when this JVM has no JFR."
+  "Starts a dev.weft.pin.PinMonitor and returns it once it records. Stop it with `stop!` (or
+  `.close`). Throws IllegalStateException when this JVM has no JFR."
   (^PinMonitor [] (monitor {}))
-  (^PinMonitor [{:keys [threshold top-frames max-sites on-pin summary-every logger
-                        scheduler-interval scheduler-keep]
-                 :or {scheduler-interval 1000 scheduler-keep 600}}]
-   (let [^PinMonitor$Builder b (PinMonitor/builder)]
-     (when (some? threshold) (.threshold b (impl/duration ":threshold" threshold)))
+  (^PinMonitor [opts]
+   (let [{:keys [threshold top-frames max-sites on-pin summary-every logger
+                 scheduler-interval scheduler-keep]} (options/check monitor-options opts)
+         ^PinMonitor$Builder b (PinMonitor/builder)]
+     (when threshold (.threshold b ^Duration threshold))
      (when top-frames (.topFrames b (int top-frames)))
      (when max-sites (.maxSites b (int max-sites)))
      (when on-pin
        (.onPin b (reify Consumer
                    (accept [_ pin] (on-pin (impl/java->clj (.toMap ^PinEvent pin)))))))
-     (when summary-every (.summaryEvery b (impl/duration ":summary-every" summary-every)))
+     (when summary-every (.summaryEvery b ^Duration summary-every))
      (when logger
-       (.logger b (if (instance? System$Logger logger) logger (System/getLogger (str logger)))))
-     (.sampleScheduler b (impl/duration ":scheduler-interval" scheduler-interval) (int scheduler-keep))
+       (.logger b (if (instance? System$Logger logger) logger (System/getLogger (name logger)))))
+     (.sampleScheduler b ^Duration scheduler-interval (int scheduler-keep))
      (.start b))))
 
 (defn report
@@ -189,3 +205,6 @@
   again returns the same report."
   [^PinMonitor monitor]
   (impl/java->clj (.toMap (.stop monitor))))
+
+(options/document! #'capture-call capture-options)
+(options/document! #'monitor monitor-options)

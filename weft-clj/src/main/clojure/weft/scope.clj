@@ -20,28 +20,15 @@
   (the binding frame, conveyed in O(1) as `future` does). Prefer context keys for values
   many tasks read: see `weft.context`.
 
-  Options (a trailing map, for `with-scope`, `pmap`, `pcalls` and `race`):
-    :name             the scope's name; threads are `weft-<name>-<n>` (default \"scope\",
-                      \"pmap\", \"pcalls\", \"race\")
-    :policy           `with-scope` only: :all-succeed (default; the first failure cancels
-                      the rest and `join` throws it, siblings' failures suppressed),
-                      :first-success (the first success cancels the rest; `join` throws
-                      only when all failed), or :await-all (`join` waits for every fork
-                      and throws none of their exceptions)
-    :timeout          milliseconds (a number, 0 or more), or a java.time.Duration, counted
-                      from when the scope opens: the scope is cancelled when it passes and
-                      `join` throws java.util.concurrent.TimeoutException
-    :deadline         a java.time.Instant, the same as :timeout at a point in time; give
-                      one of :timeout and :deadline
-    :max-concurrency  at most this many forks run at once; `fork` waits in the owner for
-                      one to end (or for the scope to be cancelled), so a million elements
-                      hold at most this many threads running
-    :limiter          a dev.weft.limit.Limiter whose permits the forks hold (shared with
-                      other code); give one of :limiter and :max-concurrency
+  Options: a trailing map, for `with-scope` (and `open`), `pmap`, `pcalls` and `race`: `:name`,
+  `:timeout` (milliseconds or a java.time.Duration), `:deadline`, `:max-concurrency`,
+  `:limiter`, and for `with-scope` `:policy`; each function's docstring lists them. The
+  table of every weft option is doc/options.md.
 
   The Java API is dev.weft.scope.Scope and Subtask."
   (:refer-clojure :exclude [pmap pcalls])
-  (:require [weft.impl :as impl])
+  (:require [weft.impl :as impl]
+            [weft.impl.options :as options])
   (:import (dev.weft.limit Limiter)
            (dev.weft.scope Scope Scope$Builder Scope$Policy Subtask Subtask$State)
            (java.time Duration Instant)
@@ -54,56 +41,74 @@
    :first-success Scope$Policy/FIRST_SUCCESS
    :await-all Scope$Policy/AWAIT_ALL})
 
-(def ^:private option-keys #{:name :policy :timeout :deadline :max-concurrency :limiter})
+(defn- common-options
+  "The options every scope function takes; `default-name` is its scope's name."
+  [default-name]
+  [{:key :name :type :name :default default-name
+    :doc "the scope's name; its threads are `weft-<name>-<n>`"}
+   {:key :timeout :type :duration :default-doc "none"
+    :doc "counted from when the scope opens: when it passes, the scope is cancelled and `join`
+          throws java.util.concurrent.TimeoutException"}
+   {:key :deadline :default-doc "none"
+    :valid? #(instance? Instant %) :must-be "a java.time.Instant"
+    :doc "a java.time.Instant: the same as :timeout at a point in time"}
+   {:key :max-concurrency :type :pos-int :default-doc "no cap"
+    :doc "at most this many forks run at once; `fork` waits in the owner for one to end (or
+          for the scope to be cancelled), so a million elements hold at most this many threads
+          running"}
+   {:key :limiter :default-doc "none"
+    :valid? #(instance? Limiter %) :must-be "a dev.weft.limit.Limiter"
+    :doc "a dev.weft.limit.Limiter whose permits the forks hold (shared with other code)"}])
 
 (def ^:private exclusive-options
   "Options of which a scope takes one: given both, one would silently win."
   [[:timeout :deadline "a scope has one deadline"]
    [:max-concurrency :limiter "a :limiter already caps how many forks run: build it with the permits you want"]])
 
-(defn- check-options!
-  "Throws IllegalArgumentException naming the fix for options that are not a map, unknown
-  keys, or two options of which a scope takes one."
-  [opts]
-  (when-not (or (nil? opts) (map? opts))
-    (throw (IllegalArgumentException. (str "scope options must be a map, like {:timeout 1000}; got " (pr-str opts)))))
-  (when-let [unknown (seq (remove option-keys (keys opts)))]
-    (throw (IllegalArgumentException.
-            (str "unknown scope option(s) " (pr-str (vec unknown)) "; known: " (pr-str (sort option-keys))))))
-  (doseq [[a b why] exclusive-options]
-    (when (and (some? (get opts a)) (some? (get opts b)))
-      (throw (IllegalArgumentException.
-              (str "scope options " a " and " b " were both given; keep one (" why ")"))))))
+(def ^:private scope-options
+  (options/spec "weft.scope/with-scope"
+                (into [(merge (options/one-of policies)
+                              {:key :policy :default-doc ":all-succeed"
+                               :doc ":all-succeed (the first failure cancels the rest and `join` throws
+                                     it, siblings' failures suppressed), :first-success (the first
+                                     success cancels the rest; `join` throws only when all failed),
+                                     or :await-all (`join` waits for every fork and throws none of
+                                     their exceptions)"})]
+                      (common-options "scope"))
+                {:exclusive exclusive-options :example "{:timeout 1000}"}))
+
+(defn- eager-options
+  "The spec of `pmap`, `pcalls` or `race` (`what`), which have their own policy."
+  [what]
+  (options/spec (str "weft.scope/" what) (common-options what)
+                {:exclusive exclusive-options
+                 :example "{:max-concurrency 16}"
+                 :refused {:policy (str what " has its own policy; :policy is for with-scope"
+                                        " (use race for first success)")}}))
+
+(def ^:private pmap-options (eager-options "pmap"))
+(def ^:private pcalls-options (eager-options "pcalls"))
+(def ^:private race-options (eager-options "race"))
+
+(defn- open-checked
+  "Opens a scope with options `checked` by weft.impl.options."
+  ^Scope [{:keys [name policy timeout deadline max-concurrency limiter]}]
+  (let [^Scope$Builder b (Scope/builder)]
+    (.name b ^String name)
+    (when policy (.policy b ^Scope$Policy policy))
+    (when timeout (.timeout b ^Duration timeout))
+    (when deadline (.deadline b ^Instant deadline))
+    (when max-concurrency (.maxConcurrency b (int max-concurrency)))
+    (when limiter (.limiter b ^Limiter limiter))
+    (.open b)))
 
 (defn open
-  "Opens a dev.weft.scope.Scope owned by the calling thread, configured by `opts` (see the
-  namespace docstring). Prefer `with-scope`, which closes it; whoever calls `open` must
-  `.close` the scope in the same thread. Throws IllegalArgumentException naming the fix for
-  an unknown option or a bad value."
+  "Opens a dev.weft.scope.Scope owned by the calling thread, configured by `opts`. Prefer
+  `with-scope`, which closes it; whoever calls `open` must `.close` the scope in the same
+  thread. Throws dev.weft.clj.InvalidOptionException (an IllegalArgumentException) naming the
+  fix for an unknown option or a bad value."
   (^Scope [] (open {}))
-  (^Scope [opts]
-   (check-options! opts)
-   (let [{:keys [name policy timeout deadline max-concurrency limiter]} opts
-         ^Scope$Builder b (Scope/builder)]
-     (when name (.name b (str name)))
-     (when policy
-       (.policy b (or (policies policy)
-                      (throw (IllegalArgumentException.
-                              (str ":policy must be one of " (pr-str (sort (keys policies))) "; got " (pr-str policy)))))))
-     (when (some? timeout) (.timeout b (impl/duration ":timeout" timeout)))
-     (when deadline
-       (if (instance? Instant deadline)
-         (.deadline b ^Instant deadline)
-         (throw (IllegalArgumentException. (str ":deadline must be a java.time.Instant; got " (pr-str deadline))))))
-     (when max-concurrency
-       (if (integer? max-concurrency)
-         (.maxConcurrency b (int max-concurrency))
-         (throw (IllegalArgumentException. (str ":max-concurrency must be a positive integer; got " (pr-str max-concurrency))))))
-     (when limiter
-       (if (instance? Limiter limiter)
-         (.limiter b ^Limiter limiter)
-         (throw (IllegalArgumentException. (str ":limiter must be a dev.weft.limit.Limiter; got " (pr-str limiter))))))
-     (.open b))))
+  (^Scope [opts] (open-checked (options/check scope-options opts))))
 
 (defn ^:no-doc close-scope!
   "Ends `scope` after its body: on a normal exit closes it (which throws if forks were not
@@ -120,7 +125,7 @@
   `(with-scope [s opts?] body)`. Returns the body's value. Fork with `fork`, wait with
   `join`. When the body returns, forks must have been joined; when it throws, the scope is
   cancelled and closed, and the exception goes on. Either way the scope's threads have all
-  ended when `with-scope` returns. Options: see the namespace docstring."
+  ended when `with-scope` returns."
   [[sym opts] & body]
   (when-not (symbol? sym)
     (throw (IllegalArgumentException.
@@ -210,27 +215,23 @@
   (.orElse (Scope/current) nil))
 
 (defn- run-all
-  "Forks `(g x)` for every x in `xs` in a scope configured by `opts`; joins; returns the
-  scope's subtasks in order."
-  [opts g xs]
-  (let [convey (impl/binding-conveyor)]
-    (with-scope [s opts]
-      (let [tasks (reduce (fn [acc x] (conj! acc (.fork s ^Callable (convey (fn [] (g x))))))
-                          (transient [])
-                          xs)]
-        (.join s)
-        (persistent! tasks)))))
+  "Forks `(g x)` for every x in `xs` in a scope configured by `checked` options; joins;
+  returns the scope's subtasks in order."
+  [checked g xs]
+  (let [convey (impl/binding-conveyor)
+        s (open-checked checked)
+        tasks (try
+                (let [tasks (reduce (fn [acc x] (conj! acc (.fork s ^Callable (convey (fn [] (g x))))))
+                                    (transient [])
+                                    xs)]
+                  (.join s)
+                  (persistent! tasks))
+                (catch Throwable e (close-scope! s e)))]
+    (close-scope! s nil)
+    tasks))
 
 (defn- results [tasks]
   (persistent! (reduce (fn [acc ^Subtask t] (conj! acc (.get t))) (transient []) tasks)))
-
-(defn- check-opts [what opts]
-  (when-not (or (nil? opts) (map? opts))
-    (throw (IllegalArgumentException.
-            (str what " options must be a map, like {:max-concurrency 16}; got " (pr-str opts)))))
-  (when (contains? opts :policy)
-    (throw (IllegalArgumentException.
-            (str what " has its own policy; :policy is for with-scope (use race for first success)")))))
 
 (defn pmap
   "Like `clojure.core/pmap` over one collection, but structured: calls `f` on every
@@ -239,14 +240,10 @@
   other calls and is thrown, the siblings' failures suppressed. Eager (it must end before
   it returns), so `coll` must be finite. Each call sees the caller's context keys and
   dynamic bindings. For several collections: `(pmap #(apply f %) (map vector c1 c2))`.
-
-  Options (a trailing map): :max-concurrency (cap how many calls run at once, which also
-  bounds the threads alive), :timeout, :deadline, :limiter, :name (default \"pmap\"); see
-  the namespace docstring."
+  Options are a trailing map; :max-concurrency also bounds the threads alive."
   ([f coll] (pmap f coll nil))
   ([f coll opts]
-   (check-opts "pmap" opts)
-   (results (run-all (merge {:name "pmap"} opts) f coll))))
+   (results (run-all (options/check pmap-options opts) f coll))))
 
 (defn- split-opts [args]
   (if (map? (last args)) [(butlast args) (last args)] [args nil]))
@@ -254,22 +251,27 @@
 (defn pcalls
   "Calls every function (no arguments) at once, each on a virtual thread, and returns a
   vector of their values in order: `(pcalls f g h)` or `(pcalls f g h opts)`. Fail-fast
-  like `pmap`; a trailing map is options (see `pmap`)."
+  like `pmap`; options are a trailing map."
   [& fns-and-opts]
   (let [[fns opts] (split-opts fns-and-opts)]
-    (check-opts "pcalls" opts)
-    (results (run-all (merge {:name "pcalls"} opts) #(%) fns))))
+    (results (run-all (options/check pcalls-options opts) #(%) fns))))
 
 (defn race
   "Calls every function (no arguments) at once, each on a virtual thread, and returns the
   value of the first to succeed; the others are cancelled (interrupted) and have ended
   when `race` returns. Throws when all failed: the first failure, the others suppressed;
-  TimeoutException when a :timeout passed first. `(race f g)` or `(race f g opts)`; a
-  trailing map is options (see `pmap`)."
+  TimeoutException when a :timeout passed first. `(race f g)` or `(race f g opts)`; options
+  are a trailing map."
   [& fns-and-opts]
-  (let [[fns opts] (split-opts fns-and-opts)]
-    (check-opts "race" opts)
+  (let [[fns opts] (split-opts fns-and-opts)
+        checked (options/check race-options opts)]
     (when (empty? fns)
       (throw (IllegalArgumentException. "race needs at least one function to call")))
-    (let [tasks (run-all (merge {:name "race"} opts {:policy :first-success}) #(%) fns)]
+    (let [tasks (run-all (assoc checked :policy Scope$Policy/FIRST_SUCCESS) #(%) fns)]
       (.get ^Subtask (first (filter #(identical? Subtask$State/SUCCESS (.state ^Subtask %)) tasks))))))
+
+(options/document! #'open scope-options)
+(options/document! #'with-scope scope-options)
+(options/document! #'pmap pmap-options)
+(options/document! #'pcalls pcalls-options)
+(options/document! #'race race-options)

@@ -9,6 +9,15 @@
 (def ^:dynamic *dyn* :root)
 (def plain-var 1)
 
+(deftest context-key-options-are-checked
+  (is (= 7 @(c/context-key "seven" {:default 7})))
+  (is (thrown-with-msg? IllegalArgumentException #"weft.context/defcontext: unknown option :defualt \(did you mean :default\?\)"
+                        (c/context-key "x" {:defualt 1})))
+  (is (thrown-with-msg? IllegalArgumentException #"weft.context/defcontext: options must be a map, like \{:default 3\}; got \[1\]"
+                        (try (eval '(weft.context/defcontext bad-opts "doc" [1]))
+                             (catch clojure.lang.Compiler$CompilerException e (throw (ex-cause e)))))
+      "when it is compiled"))
+
 (deftest defcontext-reads-like-a-var
   (is (nil? @user))
   (is (= 3 @retries))

@@ -61,7 +61,12 @@
   (is (= ThreadPolicy/PLATFORM (w/thread-policy :platform)))
   (is (= ThreadPolicy/AUTO (w/thread-policy "auto")))
   (is (thrown-with-msg? IllegalArgumentException #"virtual, platform or auto" (w/thread-policy :green)))
-  (is (thrown-with-msg? IllegalArgumentException #":virtual, :platform or :auto" (w/thread-policy 42))))
+  (is (thrown-with-msg? IllegalArgumentException #":virtual, :platform or :auto" (w/thread-policy 42)))
+  (is (thrown-with-msg? IllegalArgumentException
+                        #"weft.core/executor: :threads must be :virtual, :platform, :auto or a dev.weft.thread.ThreadPolicy; got :green"
+                        (w/executor "x" {:threads :green})))
+  (is (thrown-with-msg? IllegalArgumentException #"weft.core/thread-factory: unknown option :thread \(did you mean :threads\?\)"
+                        (w/thread-factory "x" {:thread :virtual}))))
 
 (deftest scheduler-snapshot-is-data
   (let [s (w/scheduler-snapshot)]

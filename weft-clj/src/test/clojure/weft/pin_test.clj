@@ -111,7 +111,7 @@
                     (pin/capture-call (fn []) {:thread :caller})
                     *bound*))
         "on the caller's thread its bindings stay as they were")
-    (is (thrown-with-msg? IllegalArgumentException #":thread must be :virtual or :caller"
+    (is (thrown-with-msg? IllegalArgumentException #"weft.pin/capture-call: :thread must be one of :caller, :virtual; got :green"
                           (pin/capture-call (fn []) {:thread :green})))))
 
 (deftest capture-call-gives-the-java-report
@@ -144,5 +144,9 @@
                         (pin/monitor {:threshold "20ms"})))
   (is (thrown-with-msg? IllegalArgumentException #":threshold must be milliseconds .*; got -1"
                         (pin/monitor {:threshold -1})))
+  (is (thrown-with-msg? IllegalArgumentException #"weft.pin/monitor: unknown option :treshold \(did you mean :threshold\?\)"
+                        (pin/monitor {:treshold 5})))
+  (is (thrown-with-msg? IllegalArgumentException #":top-frames must be a positive integer; got 0"
+                        (pin/monitor {:top-frames 0})))
   (is (thrown-with-msg? IllegalArgumentException #"expected a PinMonitor or a PinReport"
                         (pin/report-text {:pins 0}))))

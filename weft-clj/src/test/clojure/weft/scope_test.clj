@@ -68,7 +68,7 @@
                               (throw (ex-info "body" {})))))
       (is (zero? (.getCount interrupted)))))
   (testing "bad options"
-    (is (thrown-with-msg? IllegalArgumentException #"unknown scope option\(s\) \[:timout\]"
+    (is (thrown-with-msg? IllegalArgumentException #"weft.scope/pmap: unknown option :timout \(did you mean :timeout\?\)"
                           (s/pmap inc [1] {:timout 5})))
     (is (thrown-with-msg? IllegalArgumentException #":policy must be one of"
                           (with-scope [sc {:policy :fastest}] sc)))
@@ -78,15 +78,21 @@
                           (s/pmap inc [1] {:timeout -1})))
     (is (thrown-with-msg? IllegalArgumentException #":timeout must be milliseconds"
                           (s/pmap inc [1] {:timeout (java.time.Duration/ofMillis -1)})))
-    (is (thrown-with-msg? IllegalArgumentException #"pmap options must be a map, like \{:max-concurrency 16\}; got \[:x\]"
+    (is (thrown-with-msg? IllegalArgumentException #"weft.scope/pmap: options must be a map, like \{:max-concurrency 16\}; got \[:x\]"
                           (s/pmap inc [1 2] [:x])))
-    (is (thrown-with-msg? IllegalArgumentException #"scope options must be a map"
+    (is (thrown-with-msg? IllegalArgumentException #"weft.scope/with-scope: options must be a map"
                           (with-scope [sc [:x]] sc)))
-    (is (thrown-with-msg? IllegalArgumentException #"options :timeout and :deadline were both given; keep one"
+    (is (thrown-with-msg? IllegalArgumentException #":timeout and :deadline were both given; keep one"
                           (s/pmap inc [1] {:timeout 10 :deadline (java.time.Instant/now)})))
-    (is (thrown-with-msg? IllegalArgumentException #"options :max-concurrency and :limiter were both given; keep one"
+    (is (thrown-with-msg? IllegalArgumentException #":max-concurrency and :limiter were both given; keep one"
                           (with-scope [sc {:max-concurrency 1 :limiter (dev.weft.limit.Limiter/of "l" 5)}] sc)))
-    (is (= [2 3] (s/pmap inc [1 2] {:timeout 1500.5})) "fractional milliseconds are a timeout too")))
+    (is (= [2 3] (s/pmap inc [1 2] {:timeout 1500.5})) "fractional milliseconds are a timeout too")
+    (let [e (try (with-scope [sc {:max-concurency 2}] sc) (catch dev.weft.clj.InvalidOptionException e e))]
+      (is (instance? IllegalArgumentException e) "callers that caught IllegalArgumentException still do")
+      (is (= {:weft/error :weft/invalid-option :fn "weft.scope/with-scope" :unknown [:max-concurency]
+              :did-you-mean {:max-concurency :max-concurrency}}
+             (select-keys (ex-data e) [:weft/error :fn :unknown :did-you-mean]))))
+    (is (= [2 3] (s/pmap inc [1 2] {:my.app/trace-id "t-1"})) "namespaced keys are the caller's own, ignored")))
 
 (deftest states-are-keywords-in-any-locale
   (let [default (java.util.Locale/getDefault)]
