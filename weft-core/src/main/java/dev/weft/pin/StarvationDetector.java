@@ -1,0 +1,283 @@
+package dev.weft.pin;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * Sees carrier starvation at run time: virtual threads ready to run that wait for a carrier
+ * because every carrier is kept busy (a {@code Thread.yield} or busy-wait loop, CPU-heavy tasks,
+ * pinning), on any JDK from 21.
+ *
+ * <p>How: a canary virtual thread sleeps for {@code period} again and again. When it wakes up, it
+ * is queued to the scheduler like any other virtual thread; how late it then runs is the
+ * scheduling delay every ready virtual thread is suffering. A delay of at least {@code threshold}
+ * is a starvation episode. While it runs, the detector also keeps JFR execution samples of
+ * virtual threads, so each episode names what held the carriers, aggregated by site (the top
+ * frames below the virtual-thread machinery) as the pin monitor aggregates pins.
+ *
+ * <pre>{@code
+ * try (StarvationDetector d = StarvationDetector.builder().threshold(Duration.ofMillis(20)).start()) {
+ *     runWorkload();
+ *     StarvationReport r = d.stop();
+ *     if (!r.isEmpty()) System.err.println(r.toText());
+ * }
+ * }</pre>
+ *
+ * <p>Cost: one wake-up per {@code period} and JFR execution sampling of running threads every
+ * {@code samplePeriod} (measured by the lab's {@code pool} scenario on a workload that never
+ * starves). A busy machine's CPU (not only its carriers) also delays the canary: the report is
+ * about the virtual threads' wait, whatever its cause.
+ */
+public final class StarvationDetector implements AutoCloseable {
+
+    /** The scheduling delay counted as starvation unless set: 20 ms, the pin monitor's threshold. */
+    public static final Duration DEFAULT_THRESHOLD = Duration.ofMillis(20);
+
+    private final long period;
+    private final long threshold;
+    private final int topFrames;
+    private final Consumer<? super Episode> onStarvation;
+    private final StarvationSampler sampler;
+    private final Thread canary;
+    private final Instant from = Instant.now();
+    private final Object lock = new Object();
+    private final List<Episode> pending = new ArrayList<>();
+    private final Map<List<PinFrame>, long[]> sites = new HashMap<>();
+    private volatile boolean running = true;
+    private long episodes;
+    private long starvedNanos;
+    private long maxNanos;
+    private StarvationReport last;
+
+    /**
+     * One starvation episode: when the canary was due, how long past that it ran, and what ran on
+     * the carriers meanwhile (empty when JFR is off or took no sample in the window).
+     *
+     * @param due    when the canary should have run
+     * @param waited how long it waited beyond that for a carrier
+     * @param sites  the virtual threads JFR saw on the carriers in that window, by site
+     */
+    public record Episode(Instant due, Duration waited, List<StarvationReport.Site> sites) {
+
+        /** Copies the sites. */
+        public Episode {
+            sites = List.copyOf(sites);
+        }
+    }
+
+    private StarvationDetector(Builder b) {
+        this.period = b.period.toNanos();
+        this.threshold = b.threshold.toNanos();
+        this.topFrames = b.topFrames;
+        this.onStarvation = b.onStarvation;
+        StarvationSampler s = null;
+        if (b.sampleStacks) {
+            try {
+                s = new StarvationSampler(b.samplePeriod);
+            } catch (IllegalStateException | LinkageError noJfr) {
+                s = null;   // no JFR in this runtime: episodes are still timed, without stacks
+            }
+        }
+        this.sampler = s;
+        this.canary = Thread.ofVirtual().name("weft-starvation-canary").start(this::watch);
+    }
+
+    /** Starts building a detector. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The scheduling delay counted as starvation. */
+    public Duration threshold() {
+        return Duration.ofNanos(threshold);
+    }
+
+    private void watch() {
+        while (running) {
+            long due = System.nanoTime() + period;
+            long now;
+            while ((now = System.nanoTime()) < due && running) {
+                LockSupport.parkNanos(this, due - now);
+            }
+            long late = now - due;
+            if (late >= threshold && running) {
+                synchronized (lock) {
+                    episodes++;
+                    starvedNanos += late;
+                    maxNanos = Math.max(maxNanos, late);
+                    Instant wake = Instant.now();
+                    pending.add(new Episode(wake.minusNanos(late), Duration.ofNanos(late), List.of()));
+                }
+            }
+            resolve(false);
+        }
+    }
+
+    /** Attributes pending episodes whose samples JFR has delivered (all of them when {@code force}). */
+    private void resolve(boolean force) {
+        List<Episode> done = new ArrayList<>();
+        synchronized (lock) {
+            for (Iterator<Episode> it = pending.iterator(); it.hasNext(); ) {
+                Episode e = it.next();
+                Instant end = e.due().plus(e.waited());
+                if (force || sampler == null || sampler.deliveredUpTo(end)) {
+                    it.remove();
+                    Map<List<PinFrame>, long[]> here = new HashMap<>();
+                    if (sampler != null) {
+                        for (StarvationSampler.Sample s : sampler.between(e.due(), end)) {
+                            List<PinFrame> site = PinAggregator.siteFrames(s.frames(), topFrames);
+                            here.computeIfAbsent(site, k -> new long[1])[0]++;
+                            sites.computeIfAbsent(site, k -> new long[1])[0]++;
+                        }
+                    }
+                    done.add(new Episode(e.due(), e.waited(), ranked(here)));
+                }
+            }
+        }
+        for (Episode e : done) {
+            try {
+                onStarvation.accept(e);
+            } catch (RuntimeException failure) {
+                System.getLogger(StarvationDetector.class.getName())
+                        .log(System.Logger.Level.WARNING, "the onStarvation callback threw", failure);
+            }
+        }
+    }
+
+    private static List<StarvationReport.Site> ranked(Map<List<PinFrame>, long[]> m) {
+        List<StarvationReport.Site> list = new ArrayList<>();
+        m.forEach((frames, n) -> list.add(new StarvationReport.Site(frames, n[0])));
+        list.sort(Comparator.comparingLong(StarvationReport.Site::samples).reversed());
+        return list;
+    }
+
+    /** What the detector has seen so far (episodes whose stacks JFR has not delivered yet count, without sites). */
+    public StarvationReport report() {
+        resolve(false);
+        synchronized (lock) {
+            if (last != null) {
+                return last;
+            }
+            return new StarvationReport(from, Instant.now(), Duration.ofNanos(threshold), episodes,
+                    Duration.ofNanos(starvedNanos), Duration.ofNanos(maxNanos), ranked(sites));
+        }
+    }
+
+    /**
+     * Stops the canary and the sampling and returns the final report, after waiting up to 2 s
+     * for JFR to deliver the samples of the last episodes. Idempotent.
+     */
+    public StarvationReport stop() {
+        synchronized (lock) {
+            if (last != null) {
+                return last;
+            }
+        }
+        running = false;
+        LockSupport.unpark(canary);
+        try {
+            canary.join(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (hasPending() && System.nanoTime() < end) {
+            resolve(false);
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        resolve(true);
+        if (sampler != null) {
+            sampler.close();
+        }
+        StarvationReport r = report();
+        synchronized (lock) {
+            last = r;
+        }
+        return r;
+    }
+
+    private boolean hasPending() {
+        synchronized (lock) {
+            return !pending.isEmpty();
+        }
+    }
+
+    /** Same as {@link #stop()}. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    /** Options of a {@link StarvationDetector}. */
+    public static final class Builder {
+        private Duration threshold = DEFAULT_THRESHOLD;
+        private Duration period = Duration.ofMillis(10);
+        private Duration samplePeriod = Duration.ofMillis(10);
+        private boolean sampleStacks = true;
+        private int topFrames = 5;
+        private Consumer<? super Episode> onStarvation = e -> { };
+
+        private Builder() {
+        }
+
+        /** A canary delay of at least this is an episode (default 20 ms; positive). */
+        public Builder threshold(Duration threshold) {
+            this.threshold = positive("threshold", threshold);
+            return this;
+        }
+
+        /** How often the canary wakes (default 10 ms; positive). */
+        public Builder period(Duration period) {
+            this.period = positive("period", period);
+            return this;
+        }
+
+        /**
+         * Whether to keep JFR execution samples of virtual threads to name what held the carriers
+         * (default true), and how often JFR samples (default 10 ms).
+         */
+        public Builder sampleStacks(boolean sampleStacks, Duration samplePeriod) {
+            this.sampleStacks = sampleStacks;
+            this.samplePeriod = positive("samplePeriod", samplePeriod);
+            return this;
+        }
+
+        /** How many top frames identify a site (default 5; at least 1). */
+        public Builder topFrames(int topFrames) {
+            if (topFrames < 1) {
+                throw new IllegalArgumentException("topFrames must be at least 1; got " + topFrames);
+            }
+            this.topFrames = topFrames;
+            return this;
+        }
+
+        /** Called once per episode, on the canary's thread, once its stacks are known. */
+        public Builder onStarvation(Consumer<? super Episode> onStarvation) {
+            this.onStarvation = Objects.requireNonNull(onStarvation, "onStarvation");
+            return this;
+        }
+
+        /** Starts the canary (and the JFR sampling). */
+        public StarvationDetector start() {
+            return new StarvationDetector(this);
+        }
+
+        private static Duration positive(String option, Duration d) {
+            Objects.requireNonNull(d, option);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(option + " must be positive; got " + d);
+            }
+            return d;
+        }
+    }
+}

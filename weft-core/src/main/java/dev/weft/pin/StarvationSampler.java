@@ -1,0 +1,85 @@
+package dev.weft.pin;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
+import jdk.jfr.consumer.RecordingStream;
+
+/**
+ * The JFR side of a {@link StarvationDetector}: execution samples of virtual threads (what ran on
+ * the carriers), kept for a few seconds so that a late canary can be matched with what held the
+ * carriers while it waited. Kept apart so the detector loads without the {@code jdk.jfr} module.
+ */
+final class StarvationSampler {
+
+    private static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
+    private static final Duration KEEP = Duration.ofSeconds(10);
+
+    record Sample(Instant at, List<PinFrame> frames) {
+    }
+
+    private final RecordingStream stream;
+    private final ArrayDeque<Sample> samples = new ArrayDeque<>();
+    private volatile Instant flushedUpTo = Instant.EPOCH;
+
+    StarvationSampler(Duration period) {
+        if (!FlightRecorder.isAvailable()) {
+            throw new IllegalStateException("JFR is not available in this JVM");
+        }
+        stream = new RecordingStream();
+        stream.enable(EXECUTION_SAMPLE).withPeriod(period);
+        stream.onEvent(EXECUTION_SAMPLE, this::sampled);
+        stream.onFlush(() -> flushedUpTo = Instant.now().minusMillis(50));
+        stream.setMaxAge(Duration.ofSeconds(5));
+        Thread t = Thread.ofPlatform().name("weft-starvation-sampler").daemon(true).unstarted(() -> {
+            try {
+                stream.start();
+            } catch (RuntimeException | Error ended) {
+                // closed, or JFR failed: the detector still times its canary
+            }
+        });
+        t.start();
+    }
+
+    private void sampled(RecordedEvent e) {
+        RecordedThread t = e.getThread("sampledThread");
+        if (t == null || !t.isVirtual() || e.getStackTrace() == null) {
+            return;
+        }
+        Sample s = new Sample(e.getStartTime(), PinEvent.frames(e.getStackTrace()));
+        synchronized (samples) {
+            samples.addLast(s);
+            Instant old = s.at().minus(KEEP);
+            while (!samples.isEmpty() && samples.peekFirst().at().isBefore(old)) {
+                samples.pollFirst();
+            }
+        }
+    }
+
+    /** Whether JFR has delivered every sample taken before {@code t}. */
+    boolean deliveredUpTo(Instant t) {
+        return !flushedUpTo.isBefore(t);
+    }
+
+    /** The samples of virtual threads taken in {@code [from, to]}. */
+    List<Sample> between(Instant from, Instant to) {
+        List<Sample> out = new ArrayList<>();
+        synchronized (samples) {
+            for (Sample s : samples) {
+                if (!s.at().isBefore(from) && !s.at().isAfter(to)) {
+                    out.add(s);
+                }
+            }
+        }
+        return out;
+    }
+
+    void close() {
+        stream.close();
+    }
+}

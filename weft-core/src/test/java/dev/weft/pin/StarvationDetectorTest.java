@@ -1,0 +1,60 @@
+package dev.weft.pin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import org.junit.jupiter.api.Test;
+
+class StarvationDetectorTest {
+
+    static volatile long sink;
+
+    /** Keeps a carrier busy without ever giving it back, for {@code ms}. */
+    static void spinOnCarrier(long ms) {
+        long end = System.nanoTime() + ms * 1_000_000;
+        long x = 0;
+        while (System.nanoTime() < end) {
+            x += x * 31 + 7;
+        }
+        sink = x;
+    }
+
+    @Test
+    void busyCarriersAreSeenWithWhatHeldThem() throws Exception {
+        LinkedBlockingQueue<StarvationDetector.Episode> seen = new LinkedBlockingQueue<>();
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        StarvationDetector d = StarvationDetector.builder().threshold(Duration.ofMillis(50)).onStarvation(seen::add).start();
+        Thread.sleep(50);
+        List<Thread> spinners = new ArrayList<>();
+        for (int i = 0; i < carriers * 2; i++) {
+            spinners.add(Thread.ofVirtual().start(() -> spinOnCarrier(400)));
+        }
+        for (Thread t : spinners) {
+            t.join();
+        }
+        Thread.sleep(50);
+        StarvationReport r = d.stop();
+        assertTrue(r.episodes() >= 1, r.toText());
+        assertTrue(r.max().toMillis() >= 50, r.toText());
+        assertTrue(r.starved().compareTo(r.max()) >= 0);
+        assertTrue(r.sites().stream().anyMatch(s -> s.frames().stream().anyMatch(f -> f.method().equals("spinOnCarrier"))),
+                "the spinning site is named:\n" + r.toText());
+        assertEquals(r.episodes(), seen.size(), "one callback per episode");
+        assertTrue(r.toMap().containsKey("starved_ms"));
+        assertTrue(r.toText().contains("starvation episode"), r.toText());
+        assertTrue(d.stop() == r, "stop is idempotent");
+    }
+
+    @Test
+    void badOptionsAreRejected() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> StarvationDetector.builder().threshold(Duration.ZERO));
+        assertTrue(e.getMessage().contains("threshold"));
+        assertThrows(IllegalArgumentException.class, () -> StarvationDetector.builder().topFrames(0));
+    }
+}
