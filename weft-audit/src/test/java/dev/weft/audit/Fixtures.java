@@ -8,6 +8,8 @@ import dev.weft.audit.fixture.BlockingInit;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -22,29 +24,31 @@ import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
- * The fixture jar the audit tests run on: the compiled classes of {@code dev.weft.audit.fixture}
+ * The fixture jar the audit tests run on (weft-cli's tests too, through this module's test jar): the compiled classes of {@code dev.weft.audit.fixture}
  * (one known instance of each hazard, marked {@code // HAZARD <rule>} in their sources, and a
  * class of near misses) plus a class generated here that creates an FFM upcall stub (the FFM API
  * is final only from JDK 22, and the fixtures compile for 21).
  */
-final class Fixtures {
+public final class Fixtures {
 
-    static final String PACKAGE = "dev/weft/audit/fixture/";
+    public static final String PACKAGE = "dev/weft/audit/fixture/";
     static final Path SOURCES = Path.of("src/test/java/dev/weft/audit/fixture");
 
     private Fixtures() {
     }
 
     /** The fixture classes by jar entry name. */
-    static Map<String, byte[]> classes() throws IOException {
+    public static Map<String, byte[]> classes() throws IOException {
         Map<String, byte[]> classes = new TreeMap<>();
-        Path dir;
+        Path location;
         try {
-            dir = Path.of(BlockingInit.class.getProtectionDomain().getCodeSource().getLocation().toURI()).resolve(PACKAGE);
+            location = Path.of(BlockingInit.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
             throw new IOException(e);
         }
-        try (Stream<Path> files = Files.list(dir)) {
+        // target/test-classes here; this module's test jar in weft-cli's tests
+        try (FileSystem jar = Files.isDirectory(location) ? null : FileSystems.newFileSystem(location);
+             Stream<Path> files = Files.list(jar == null ? location.resolve(PACKAGE) : jar.getPath(PACKAGE))) {
             for (Path f : files.filter(p -> p.toString().endsWith(".class")).sorted().toList()) {
                 classes.put(PACKAGE + f.getFileName(), Files.readAllBytes(f));
             }
@@ -54,7 +58,7 @@ final class Fixtures {
     }
 
     /** Writes a jar of {@code entries} to {@code jar}. */
-    static Path jar(Path jar, Map<String, byte[]> entries) throws IOException {
+    public static Path jar(Path jar, Map<String, byte[]> entries) throws IOException {
         try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
             for (var e : entries.entrySet()) {
                 j.putNextEntry(new JarEntry(e.getKey()));
@@ -66,7 +70,7 @@ final class Fixtures {
     }
 
     /** The fixture jar, written into {@code dir}. */
-    static Path fixtureJar(Path dir) throws IOException {
+    public static Path fixtureJar(Path dir) throws IOException {
         return jar(dir.resolve("fixture.jar"), classes());
     }
 

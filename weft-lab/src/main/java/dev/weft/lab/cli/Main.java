@@ -1,19 +1,17 @@
 package dev.weft.lab.cli;
 
-import dev.weft.audit.AuditCommand;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code weft} command line behind the {@code ./weft} launcher: {@code weft lab},
- * {@code weft pins} (pinning in a running JVM) and {@code weft audit} (the static audit of
- * weft-audit). Bad arguments print one line naming the problem and the usage, and exit with
+ * The lab's command line behind {@code ./weft lab}. ({@code ./weft audit} and {@code ./weft pins}
+ * are weft-cli's.) Bad arguments print one line naming the problem and the usage, and exit with
  * status 2.
  */
-@Command(name = "weft", subcommands = {LabCommand.class, PinsCommand.class, AuditCommand.class},
-        customSynopsis = "weft <lab|pins|audit> [options]",
+@Command(name = "weft", subcommands = {LabCommand.class},
+        customSynopsis = "weft lab [options]",
         description = "Virtual threads made practical, fast and safe from Clojure, Java and Kotlin.")
 public final class Main {
 

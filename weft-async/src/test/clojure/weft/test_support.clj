@@ -1,5 +1,5 @@
 (ns weft.test-support
-  "Helpers shared by weft-clj's tests (not a test namespace itself: its name does not end
+  "Helpers shared by weft-async's tests (not a test namespace itself: its name does not end
   in -test)."
   (:require [clojure.core.async :as a]))
 

@@ -1,4 +1,4 @@
-package dev.weft.lab.cli;
+package dev.weft.cli;
 
 import dev.weft.pin.PinProbe;
 import java.time.Duration;

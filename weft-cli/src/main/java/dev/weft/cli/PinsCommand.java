@@ -1,8 +1,9 @@
-package dev.weft.lab.cli;
+package dev.weft.cli;
 
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
-import dev.weft.lab.report.Json;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.weft.pin.PinAggregator;
 import dev.weft.pin.PinEvent;
 import dev.weft.pin.PinReport;
@@ -65,6 +66,7 @@ import picocli.CommandLine.Spec;
 final class PinsCommand implements Callable<Integer> {
 
     private static final Duration MAX_FOR = Duration.ofDays(1);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final Pattern SIMPLE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
     @Spec
@@ -109,7 +111,7 @@ final class PinsCommand implements Callable<Integer> {
                 m.put("jvm", target.name);
                 m.put("java_version", target.javaVersion);
                 m.putAll(report.toMap());
-                out.println(Json.string(m));
+                out.println(JSON.writeValueAsString(m));
             } else {
                 out.printf(Locale.ROOT, "JVM %d (%s, Java %s), %s:%n", pid, target.name, target.javaVersion, Durations.human(duration));
                 out.print(report.toText());

@@ -1,5 +1,8 @@
-package dev.weft.audit;
+package dev.weft.cli;
 
+import dev.weft.audit.AuditReport;
+import dev.weft.audit.Auditor;
+import dev.weft.audit.Severity;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -14,7 +17,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code weft audit}: the static audit from the command line. Prints the report (or writes it
+ * {@code weft audit}: the static audit of weft-audit ({@link Auditor}) from the command line. Prints the report (or writes it
  * with {@code --output}) and exits 0, or 1 when a finding reaches {@code --fail-on}; bad
  * arguments and unreadable inputs exit 2 with one line naming the problem.
  */
@@ -26,7 +29,7 @@ import picocli.CommandLine.Spec;
                 + " Thread.yield spin loops and ThreadLocal fields.",
         exitCodeListHeading = "%nExit status:%n",
         exitCodeList = {"0:no finding reached --fail-on", "1:a finding reached --fail-on", "2:bad arguments or inputs"})
-public final class AuditCommand implements Callable<Integer> {
+final class AuditCommand implements Callable<Integer> {
 
     /** Output formats. */
     enum Format { TEXT, JSON, SARIF }
@@ -61,10 +64,6 @@ public final class AuditCommand implements Callable<Integer> {
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
-
-    /** Creates the command; picocli does this. */
-    public AuditCommand() {
-    }
 
     @Override
     public Integer call() throws IOException {

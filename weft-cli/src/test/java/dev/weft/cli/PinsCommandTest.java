@@ -1,4 +1,4 @@
-package dev.weft.lab.cli;
+package dev.weft.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.weft.lab.Jvm;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,7 +13,6 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,6 +20,7 @@ import org.junit.jupiter.api.Test;
 
 class PinsCommandTest {
 
+    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     private static final boolean JDK_24_PLUS = Runtime.version().feature() >= 24;
     private static Process target;
     private static long pid;
@@ -31,8 +30,7 @@ class PinsCommandTest {
 
     @BeforeAll
     static void startTarget() throws IOException {
-        target = new ProcessBuilder(Jvm.command(List.of(), System.getProperty("java.class.path"),
-                PinningTarget.class.getName(), List.of())).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        target = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"), PinningTarget.class.getName()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String line = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertTrue(line != null && line.startsWith("ready "), "the target JVM did not start: " + line);
         pid = Long.parseLong(line.substring("ready ".length()));
@@ -42,7 +40,7 @@ class PinsCommandTest {
     static void stopTarget() throws Exception {
         target.getOutputStream().close();
         if (!target.waitFor(30, TimeUnit.SECONDS)) {
-            Jvm.stop(target);
+            target.destroyForcibly().waitFor(); // it started nothing of its own
         }
     }
 
@@ -95,7 +93,7 @@ class PinsCommandTest {
 
     @Test
     void aPidThatIsNotRunningIsNamed() throws Exception {
-        Process gone = new ProcessBuilder(Jvm.java(), "-version").redirectErrorStream(true)
+        Process gone = new ProcessBuilder(JAVA, "-version").redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         gone.waitFor();
         assertEquals(1, run("pins", Long.toString(gone.pid()), "--for", "1s"));

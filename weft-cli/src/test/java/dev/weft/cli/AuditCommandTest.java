@@ -1,0 +1,98 @@
+package dev.weft.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.weft.audit.Fixtures;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The audit's command line: arguments, output, exit status. The report formats are AuditReportTest's (weft-audit). */
+class AuditCommandTest {
+
+    @TempDir
+    static Path dir;
+    static Path fixture;
+    static Path clean;
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    @BeforeAll
+    static void jars() throws Exception {
+        fixture = Fixtures.fixtureJar(dir);
+        clean = Fixtures.jar(dir.resolve("clean.jar"),
+                Map.of(Fixtures.PACKAGE + "Clean.class", Fixtures.classes().get(Fixtures.PACKAGE + "Clean.class")));
+    }
+
+    private int run(String... args) {
+        CommandLine cli = new CommandLine(new AuditCommand());
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        return cli.execute(args);
+    }
+
+    @Test
+    void printsTextGroupedBySeverityAndExitsZeroByDefault() throws Exception {
+        assertEquals(0, run(fixture.toString(), "--target-jdk", "21"));
+        String text = out.toString();
+        assertTrue(text.startsWith("weft audit: " + Fixtures.classes().size() + " classes"), text);
+        assertTrue(text.contains("target JDK 21: 5 errors, 4 warnings, 1 info"), text);
+        int error = text.indexOf("\nerror (5)\n");
+        int warning = text.indexOf("\nwarning (4)\n");
+        int info = text.indexOf("\ninfo (1)\n");
+        assertTrue(error > 0 && error < warning && warning < info, text);
+        assertTrue(text.contains("  dev.weft.audit.fixture.SyncMethod.take (SyncMethod.java:12)  [synchronized-blocking]\n"), text);
+        assertTrue(text.contains("\nwhat the rules mean\n"), text);
+    }
+
+    @Test
+    void failOnSetsTheExitStatus() {
+        assertEquals(1, run(fixture.toString(), "--fail-on", "error"));
+        assertEquals(0, run(clean.toString(), "--fail-on", "info"), "nothing found in the near misses");
+        assertEquals(1, run(fixture.toString(), "--fail-on", "warning", "--target-jdk", "25"),
+                "on 25 the worst are errors in class initializers");
+        assertEquals(0, run(fixture.toString(), "--fail-on", "none"));
+    }
+
+    @Test
+    void writesTheChosenFormatToTheOutputFile() throws Exception {
+        Path file = dir.resolve("audit.json");
+        assertEquals(0, run(fixture.toString(), "--format", "json", "--output", file.toString(), "--target-jdk", "25"));
+        assertTrue(err.toString().contains("10 findings written to " + file), err.toString());
+        assertEquals("", out.toString(), "nothing on standard output");
+        JsonNode json = new ObjectMapper().readTree(Files.readString(file));
+        assertEquals(25, json.get("target_jdk").asInt());
+        assertEquals(10, json.get("findings").size());
+        assertEquals("2.1.0", new ObjectMapper().readTree(runToString(fixture.toString(), "--format", "SARIF")).get("version").asText(),
+                "--format takes any case");
+    }
+
+    private String runToString(String... args) {
+        out.getBuffer().setLength(0);
+        assertEquals(0, run(args), err.toString());
+        return out.toString();
+    }
+
+    @Test
+    void badArgumentsExitTwoNamingTheProblem() {
+        assertEquals(2, run(dir.resolve("missing.jar").toString()));
+        assertTrue(err.toString().contains("no such file or folder: "), err.toString());
+        assertEquals(2, run(fixture.toString(), "--target-jdk", "17"));
+        assertTrue(err.toString().contains("--target-jdk: target JDK 17 has no virtual threads; give 21 or newer"), err.toString());
+        assertEquals(2, run(fixture.toString(), "--format", "xml"));
+        assertTrue(err.toString().contains("unknown format 'xml'; use text, json or sarif"), err.toString());
+        assertEquals(2, run(fixture.toString(), "--fail-on", "fatal"));
+        assertTrue(err.toString().contains("--fail-on: unknown severity 'fatal'; use error, warning, info or none"), err.toString());
+        assertEquals(2, run());
+    }
+}
