@@ -27,10 +27,11 @@
 
   The Java API is dev.weft.scope.Scope and Subtask."
   (:refer-clojure :exclude [pmap pcalls])
-  (:require [weft.impl :as impl]
+  (:require [clojure.string :as str]
+            [weft.impl :as impl]
             [weft.impl.options :as options])
   (:import (dev.weft.limit Limiter)
-           (dev.weft.scope Scope Scope$Builder Scope$Policy Subtask Subtask$State)
+           (dev.weft.scope Joiner Scope Scope$Builder Scope$Policy Subtask Subtask$State)
            (java.time Duration Instant)
            (java.util.concurrent Callable CancellationException)))
 
@@ -67,13 +68,17 @@
 
 (def ^:private scope-options
   (options/spec "weft.scope/with-scope"
-                (into [(merge (options/one-of policies)
-                              {:key :policy :default-doc ":all-succeed"
-                               :doc ":all-succeed (the first failure cancels the rest and `join` throws
-                                     it, siblings' failures suppressed), :first-success (the first
-                                     success cancels the rest; `join` throws only when all failed),
-                                     or :await-all (`join` waits for every fork and throws none of
-                                     their exceptions)"})]
+                (into [{:key :policy :default-doc ":all-succeed"
+                        :valid? #(or (contains? policies %) (instance? Joiner %))
+                        :must-be (str "one of " (str/join ", " (map pr-str (sort (keys policies))))
+                                      ", or a dev.weft.scope.Joiner")
+                        :coerce #(policies % %)
+                        :doc ":all-succeed (the first failure cancels the rest and `join` throws
+                              it, siblings' failures suppressed), :first-success (the first
+                              success cancels the rest; `join` throws only when all failed),
+                              :await-all (`join` waits for every fork and throws none of their
+                              exceptions), or a new dev.weft.scope.Joiner of your own, whose
+                              result `join` returns"}]
                       (common-options "scope"))
                 {:exclusive exclusive-options :example "{:timeout 1000}"}))
 
@@ -95,7 +100,9 @@
   ^Scope [{:keys [name policy timeout deadline max-concurrency limiter]}]
   (let [^Scope$Builder b (Scope/builder)]
     (.name b ^String name)
-    (when policy (.policy b ^Scope$Policy policy))
+    (cond
+      (instance? Joiner policy) (.joiner b ^Joiner policy)
+      policy (.policy b ^Scope$Policy policy))
     (when timeout (.timeout b ^Duration timeout))
     (when deadline (.deadline b ^Instant deadline))
     (when max-concurrency (.maxConcurrency b (int max-concurrency)))
@@ -110,6 +117,14 @@
   (^Scope [] (open {}))
   (^Scope [opts] (open-checked (options/check scope-options opts))))
 
+(defn- in-clojure-words
+  "weft-core's complaint about forks closed unjoined, with the Clojure functions that fix it."
+  ^IllegalStateException [^IllegalStateException e]
+  (if (some-> (ex-message e) (str/includes? "forked after the last join"))
+    (doto (IllegalStateException. (str (ex-message e) "; in Clojure: weft.scope/join / cancel!") (.getCause e))
+      (.setStackTrace (.getStackTrace e)))
+    e))
+
 (defn ^:no-doc close-scope!
   "Ends `scope` after its body: on a normal exit closes it (which throws if forks were not
   joined); when the body threw `e`, cancels and closes it and rethrows `e`."
@@ -118,7 +133,8 @@
     (do (.cancel scope)
         (.close scope)
         (throw e))
-    (.close scope)))
+    (try (.close scope)
+         (catch IllegalStateException e (throw (in-clojure-words e))))))
 
 (defmacro with-scope
   "Opens a scope, binds it to `sym`, evaluates `body` and closes the scope:
@@ -194,13 +210,14 @@
       (.exception s))))
 
 (defn join
-  "Waits until `scope` has its outcome and every fork has ended; returns nil or throws
-  the outcome: the first failure's own exception (with the failures of its siblings
-  suppressed) under :all-succeed, java.util.concurrent.TimeoutException when the deadline
-  passed, InterruptedException when the owner was interrupted (the scope is cancelled).
-  Under :first-success it throws only when every fork failed."
+  "Waits until `scope` has its outcome and every fork has ended; returns nil (or the result of
+  a joiner of your own given as :policy) or throws the outcome: the first failure's own
+  exception (with the failures of its siblings suppressed) under :all-succeed,
+  java.util.concurrent.TimeoutException when the deadline passed, InterruptedException when
+  the owner was interrupted (the scope is cancelled). Under :first-success it throws only
+  when every fork failed."
   [^Scope scope]
-  (.join scope))
+  (.join scope ^Joiner (.joiner scope)))
 
 (defn cancel!
   "Cancels `scope`: forks that have not completed are interrupted and will be :cancelled,

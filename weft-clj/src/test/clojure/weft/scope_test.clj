@@ -94,6 +94,24 @@
              (select-keys (ex-data e) [:weft/error :fn :unknown :did-you-mean]))))
     (is (= [2 3] (s/pmap inc [1 2] {:my.app/trace-id "t-1"})) "namespaced keys are the caller's own, ignored")))
 
+(deftest a-policy-may-be-a-joiner-object
+  (let [first-two (let [got (java.util.concurrent.ConcurrentLinkedQueue.)]
+                    (reify dev.weft.scope.Joiner
+                      (onComplete [_ subtask]
+                        (when (= dev.weft.scope.Subtask$State/SUCCESS (.state ^dev.weft.scope.Subtask subtask))
+                          (.add got (.get ^dev.weft.scope.Subtask subtask)))
+                        (>= (.size got) 2))
+                      (result [_] (vec (take 2 got)))))]
+    (is (= #{1 2} (set (with-scope [sc {:policy first-two}]
+                         (fork sc 1)
+                         (fork sc 2)
+                         (join sc))))
+        "join returns the joiner's result"))
+  (is (= :a (with-scope [sc {:policy (dev.weft.scope.Joiner/firstSuccess)}]
+              (let [a (fork sc :a)]
+                (join sc)
+                @a)))))
+
 (deftest states-are-keywords-in-any-locale
   (let [default (java.util.Locale/getDefault)]
     (try

@@ -134,8 +134,7 @@ public final class Context {
     }
 
     static NullPointerException nullKey() {
-        return new NullPointerException("context key must not be null; declare one with ContextKey.of(\"name\")"
-                + " (in Clojure, with weft.context/defcontext)");
+        return new NullPointerException("context key must not be null; declare one with ContextKey.of(\"name\")");
     }
 
     /**

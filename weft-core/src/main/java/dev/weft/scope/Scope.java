@@ -33,7 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The thread that opens a scope owns it; only the owner may {@link #fork}, {@link #join},
  * {@link #cancel} and {@link #close} it. Each fork starts a virtual thread named
  * {@code weft-<name>-<n>} that runs the task with the {@link ContextKey}s bound at the fork. A
- * {@link Policy} decides when the scope has its outcome:
+ * {@link Joiner} decides when the scope has its outcome and what {@link #join()} returns; the
+ * three {@link Policy policies} are joiners, and you may write your own:
  *
  * <ul>
  *   <li>{@link Policy#ALL_SUCCEED} (the default): fail fast. The first failure cancels the other
@@ -88,14 +89,36 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Scope implements AutoCloseable {
 
-    /** When a scope has its outcome. */
+    /**
+     * The three policies: each makes a new {@link Joiner} for every scope it opens (a joiner
+     * serves one scope). Give one to {@link Builder#policy}, or a joiner of your own to
+     * {@link Builder#joiner}.
+     */
     public enum Policy {
-        /** Every subtask must succeed; the first failure cancels the rest and is thrown by {@code join}. */
-        ALL_SUCCEED,
-        /** The first subtask to succeed wins and the rest are cancelled; {@code join} throws when all failed. */
-        FIRST_SUCCESS,
-        /** Wait for every subtask, whatever its outcome; {@code join} throws no subtask's exception. */
-        AWAIT_ALL
+        /** Every subtask must succeed; the first failure cancels the rest and is thrown by {@code join}: {@link Joiner#allSucceed()}. */
+        ALL_SUCCEED {
+            @Override
+            public Joiner<Void> newJoiner() {
+                return Joiner.allSucceed();
+            }
+        },
+        /** The first subtask to succeed wins and the rest are cancelled; {@code join} throws when all failed: {@link Joiner#firstSuccess()}. */
+        FIRST_SUCCESS {
+            @Override
+            public Joiner<Void> newJoiner() {
+                return Joiner.firstSuccess();
+            }
+        },
+        /** Wait for every subtask, whatever its outcome; {@code join} throws no subtask's exception: {@link Joiner#awaitAll()}. */
+        AWAIT_ALL {
+            @Override
+            public Joiner<Void> newJoiner() {
+                return Joiner.awaitAll();
+            }
+        };
+
+        /** A new joiner of this policy, for one scope. */
+        public abstract Joiner<Void> newJoiner();
     }
 
     /*
@@ -110,8 +133,11 @@ public final class Scope implements AutoCloseable {
      * so a scope of a million forks touches the lock about once. A lock guards only what is rare:
      * failures, spawned threads, closing. (A lock, or a shared concurrent set, on the hot path
      * made a fork cost several bare virtual threads.) A completion that finds the scope cancelled
-     * makes its subtask CANCELLED: that is what keeps a loser's result from leaking. The
-     * first-success winner is a compare-and-set. Deadlines run on weft's JVM-wide VirtualTimer.
+     * makes its subtask CANCELLED: that is what keeps a loser's result from leaking. What a
+     * completion means is the joiner's (the policy); the scope only lets one completion decide
+     * (a compare-and-set), so a first-success scope has one winner. A completion shows its outcome
+     * to its own thread while the joiner looks at it, and to everyone once the scope accepted it.
+     * Deadlines run on weft's JVM-wide VirtualTimer.
      *
      * Threads started in a scope find it through a hidden context key that holds a Handle, not
      * the scope: a snapshot captured inside a scope may live on (in a wrapped task, a cache), and
@@ -128,10 +154,14 @@ public final class Scope implements AutoCloseable {
     private static final int INTERRUPTED = 2;
 
     private final String name;
-    private final Policy policy;
+    private final Policy policy;                                  // null for a joiner of the caller's own
+    private final Joiner<?> joiner;
     private final Thread owner;
     private final Handle handle;
     private final Scope previouslyOwned;
+    private final Scope openedIn;                                 // the scope whose fork or spawned thread opened this one
+    private final Set<Scope> openedByForks = new HashSet<>();     // guarded by lock: scopes opened in this one's threads
+    private volatile int openedByForksCount;                      // their number, read without the lock
     private final Limiter limiter;
     private final ThreadFactory threads;
     private final Duration timeout;
@@ -145,13 +175,13 @@ public final class Scope implements AutoCloseable {
     private volatile long forkCount;                              // written by the owner only
     private final AtomicLong completedCount = new AtomicLong();
     private volatile boolean ownerWaiting;
-    private final AtomicBoolean winner = new AtomicBoolean();
+    private final AtomicBoolean decided = new AtomicBoolean();    // a completion (or fork) decided the scope
     private final Set<Thread> spawned = new HashSet<>();          // guarded by lock
     private volatile boolean cancelled;
     private volatile boolean closed;
     private boolean timedOut;                                     // guarded by lock
-    private Throwable firstFailure;                               // guarded by lock
-    private final List<Throwable> otherFailures = new ArrayList<>(); // guarded by lock
+    private volatile boolean cancelledByOwner;                    // cancel() with nothing decided yet
+    private volatile Throwable joinerFailure;                     // what the joiner itself threw, first
     private int forkedSinceJoin;                                  // owner only
     private long forks;                                           // owner only
     private final ScheduledFuture<?> deadlineTask;
@@ -162,13 +192,24 @@ public final class Scope implements AutoCloseable {
     private Scope(Builder b) {
         long opened = System.nanoTime();
         this.name = b.name;
-        this.policy = b.policy;
+        this.policy = b.joiner == null ? b.policy : null;
+        this.joiner = b.joiner != null ? b.joiner : b.policy.newJoiner();
+        if (joiner instanceof Joiners.Builtin builtin) {
+            builtin.bind(this);   // a policy's joiner names its scope in its messages, and serves only it
+        }
         this.owner = Thread.currentThread();
-        this.handle = new Handle(this, current().map(s -> s.handle).orElse(null));
+        Scope enclosing = current().orElse(null);
+        this.handle = new Handle(this, enclosing != null ? enclosing.handle : null);
         this.limiter = b.limiter != null ? b.limiter
                 : b.maxConcurrency > 0 ? Limiter.of(b.name, b.maxConcurrency) : null;
         this.threads = b.threads != null ? b.threads : WeftThreads.factory(b.name, ThreadPolicy.VIRTUAL);
         this.previouslyOwned = OWNED.get();
+        // Opened in a thread of another scope (not by its owner, whose nested scopes close with it):
+        // that scope closes this one if the thread ends and leaves it open.
+        this.openedIn = enclosing != null && enclosing.owner != owner ? enclosing : null;
+        if (openedIn != null) {
+            openedIn.adopt(this);
+        }
         // A timeout counts from now, when the scope opens, not from the builder call: a builder
         // kept in a field and opened per request gives every scope the whole timeout.
         Long delay = b.timeout != null ? Long.valueOf(saturatedNanos(b.timeout))
@@ -266,9 +307,14 @@ public final class Scope implements AutoCloseable {
         return name;
     }
 
-    /** The scope's policy. */
+    /** The scope's policy, or null when it was opened with a {@link Builder#joiner joiner} of the caller's own. */
     public Policy policy() {
         return policy;
+    }
+
+    /** The joiner that decides the scope's outcome: its policy's, or the caller's own. */
+    public Joiner<?> joiner() {
+        return joiner;
     }
 
     /** The thread that opened the scope and alone may fork, join, cancel and close it. */
@@ -315,6 +361,18 @@ public final class Scope implements AutoCloseable {
         Limiter.Permit permit = limiter != null && !cancelled ? acquirePermit() : null;
         Subtask<T> subtask = new Subtask<>(this, task, permit, forks++);
         forkedSinceJoin++;
+        if (!cancelled && (limiter == null || permit != null)) {
+            boolean asks;
+            try {
+                asks = joiner.onFork(subtask);
+            } catch (Throwable e) {
+                subtask.cancelUnstarted();
+                throw e;
+            }
+            if (asks && decided.compareAndSet(false, true)) {
+                cancelAll();
+            }
+        }
         if (cancelled || (limiter != null && permit == null)) {
             subtask.cancelUnstarted();
             return subtask;
@@ -432,6 +490,16 @@ public final class Scope implements AutoCloseable {
         Thread t = threads.newThread(() -> {
             try {
                 context.run(task);
+                IllegalStateException leftOpen = closeLeftOpen("a thread spawned in it");
+                if (leftOpen != null) {
+                    throw leftOpen;
+                }
+            } catch (Throwable e) {
+                IllegalStateException leftOpen = closeLeftOpen("a thread spawned in it");
+                if (leftOpen != null) {
+                    e.addSuppressed(leftOpen);
+                }
+                throw e;
             } finally {
                 spawnEnded(Thread.currentThread());
             }
@@ -469,51 +537,132 @@ public final class Scope implements AutoCloseable {
         }
     }
 
-    /** Records a subtask's completion; decides the scope when the policy says so. */
+    /**
+     * Records a subtask's completion, in its thread: the joiner looks at it while the scope is
+     * neither decided nor cancelled, and may decide the scope with it; a completion after that
+     * (or one that asked to decide too late) is CANCELLED, its result discarded.
+     */
     <T> void completed(Subtask<T> subtask, T value, Throwable failure) {
-        if (failure == null) {
-            boolean won = false;
-            if (cancelled) {
-                subtask.complete(Subtask.State.CANCELLED, null, null);
-            } else if (policy != Policy.FIRST_SUCCESS) {
-                subtask.complete(Subtask.State.SUCCESS, value, null);
-            } else if (winner.compareAndSet(false, true)) {
-                subtask.complete(Subtask.State.SUCCESS, value, null);
-                won = true;
-            } else {
-                subtask.complete(Subtask.State.CANCELLED, null, null);
+        if (cancelled || decided.get()) {
+            discard(subtask, failure, true);
+        } else {
+            subtask.propose(failure == null ? Subtask.State.SUCCESS : Subtask.State.FAILED, value, failure);
+            boolean asks;
+            try {
+                asks = joiner.onComplete(subtask);
+            } catch (Throwable e) {
+                joinerFailed(e);
+                asks = true;
             }
-            if (won) {
+            if (asks && decided.compareAndSet(false, true)) {
+                subtask.accept();
                 cancelAll();
+            } else if (asks || cancelled || decided.get()) {
+                discard(subtask, failure, false);
+            } else {
+                subtask.accept();
             }
-        } else if (recordFailure(subtask, failure)) {
-            cancelAll();
         }
         subtask.thread = null;   // ended: nothing to interrupt, and the thread can be collected
         ended();
     }
 
-    /** Records a failure under the lock; true when it decides the scope (all-succeed). */
-    private boolean recordFailure(Subtask<?> subtask, Throwable failure) {
+    /**
+     * Marks a completion that came after the scope's outcome CANCELLED. A failure of its own (not
+     * the interrupt of the cancellation) goes to the joiner unless it saw it already.
+     */
+    private void discard(Subtask<?> subtask, Throwable failure, boolean tellJoiner) {
+        subtask.complete(Subtask.State.CANCELLED, null, null);
+        if (tellJoiner && failure != null && !(failure instanceof InterruptedException)) {
+            try {
+                joiner.onFailureAfterCancel(failure);
+            } catch (Throwable e) {
+                joinerFailed(e);
+            }
+        }
+    }
+
+    /** A joiner that throws breaks the scope's rules: the scope is decided, and join throws what it threw. */
+    private void joinerFailed(Throwable e) {
         lock.lock();
         try {
-            if (cancelled) {
-                if (policy == Policy.ALL_SUCCEED && !(failure instanceof InterruptedException)) {
-                    otherFailures.add(failure);
-                }
-                subtask.complete(Subtask.State.CANCELLED, null, null);
-                return false;
+            if (joinerFailure == null) {
+                joinerFailure = e;
+            } else {
+                joinerFailure.addSuppressed(e);
             }
-            subtask.complete(Subtask.State.FAILED, null, failure);
-            if (firstFailure == null) {
-                firstFailure = failure;
-            } else if (policy == Policy.FIRST_SUCCESS) {
-                otherFailures.add(failure);
-            }
-            return policy == Policy.ALL_SUCCEED;
         } finally {
             lock.unlock();
         }
+        decided.set(true);
+        cancelAll();
+    }
+
+    /** Records {@code inner}, opened in one of this scope's threads, until it closes. */
+    private void adopt(Scope inner) {
+        lock.lock();
+        try {
+            openedByForks.add(inner);
+            openedByForksCount = openedByForks.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void disown(Scope inner) {
+        lock.lock();
+        try {
+            openedByForks.remove(inner);
+            openedByForksCount = openedByForks.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Closes the scopes the calling thread (a fork of this scope, or a thread spawned in it, whose
+     * task has ended) opened and left open, as the thread's end would otherwise leave their threads
+     * running; returns the report of what it closed, or null. Costs one volatile read when the
+     * thread opened none.
+     *
+     * @param who what the thread is, for the report ("a subtask", "a thread spawned in it")
+     */
+    IllegalStateException closeLeftOpen(String who) {
+        if (openedByForksCount == 0) {
+            return null;
+        }
+        Thread self = Thread.currentThread();
+        List<Scope> left = new ArrayList<>();
+        lock.lock();
+        try {
+            for (Scope inner : openedByForks) {
+                if (inner.owner == self) {
+                    left.add(inner);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (left.isEmpty()) {
+            return null;
+        }
+        List<String> names = new ArrayList<>();
+        List<RuntimeException> complaints = new ArrayList<>();
+        for (Scope inner : left) {
+            names.add(inner.name);
+            try {
+                inner.close();   // this thread owns it: close cancels what still runs and waits for it
+            } catch (RuntimeException e) {
+                complaints.add(e);
+            }
+        }
+        IllegalStateException report = new IllegalStateException("scope" + (names.size() > 1 ? "s " : " ")
+                + String.join(", ", names) + " opened by " + who + " of scope " + name + " "
+                + (names.size() > 1 ? "were" : "was") + " left open when the thread's task ended; weft closed "
+                + (names.size() > 1 ? "them" : "it") + " then, cancelling what still ran. Close every scope in the"
+                + " thread that opened it, before that thread's task ends (try-with-resources)");
+        complaints.forEach(report::addSuppressed);
+        return report;
     }
 
     /** One more subtask ended; wakes the owner if it waits and this was the last. */
@@ -584,6 +733,9 @@ public final class Scope implements AutoCloseable {
      */
     public void cancel() {
         checkOwner("cancel");
+        if (!cancelled) {
+            cancelledByOwner = true;
+        }
         cancelAll();
     }
 
@@ -591,7 +743,7 @@ public final class Scope implements AutoCloseable {
     void expire() {
         lock.lock();
         try {
-            if (closed || cancelled) {
+            if (closed || cancelled || decided.get()) {
                 return;
             }
             timedOut = true;
@@ -602,14 +754,18 @@ public final class Scope implements AutoCloseable {
     }
 
     /**
-     * Waits until the policy has the scope's outcome and every forked thread has ended, then
-     * returns or throws it. With {@link Policy#ALL_SUCCEED} returns when every subtask succeeded;
-     * with {@link Policy#FIRST_SUCCESS} when one did (find it with {@link Subtask#state()});
-     * with {@link Policy#AWAIT_ALL} when all completed. May be called again after more forks.
+     * Waits until every forked thread has ended, then returns or throws the scope's outcome, as
+     * its {@link Joiner} says (see there): with {@link Policy#ALL_SUCCEED} returns when every
+     * subtask succeeded; with {@link Policy#FIRST_SUCCESS} when one did (find it with
+     * {@link Subtask#state()}); with {@link Policy#AWAIT_ALL} when all completed. After
+     * {@link #cancel()} with nothing decided it returns normally: the owner discarded the outcome.
+     * May be called again after more forks. {@link #join(Joiner)} returns what a joiner of your
+     * own gives.
      *
      * @throws Exception             the original exception of the first subtask to fail, with the
      *                               failures of its siblings added as suppressed (all-succeed), or
-     *                               when every subtask failed (first-success)
+     *                               when every subtask failed (first-success); what a joiner of
+     *                               your own throws
      * @throws TimeoutException      if the deadline passed before the outcome (the unfinished
      *                               subtasks were cancelled)
      * @throws InterruptedException  if the owner was interrupted; the scope was cancelled and every
@@ -619,6 +775,26 @@ public final class Scope implements AutoCloseable {
      * @throws IllegalStateException if the scope is closed
      */
     public void join() throws Exception {
+        outcome();
+    }
+
+    /**
+     * {@link #join()}, returning the result of {@code joiner}, which must be this scope's (the one
+     * given to {@link Builder#joiner}): {@code List<String> firstTwo = scope.join(firstTwoJoiner);}.
+     *
+     * @throws IllegalArgumentException if {@code joiner} is not this scope's joiner
+     */
+    @SuppressWarnings("unchecked")   // checked: it is this scope's joiner, whose result is an R
+    public <R> R join(Joiner<R> joiner) throws Exception {
+        if (joiner != this.joiner) {
+            checkOwner("join");
+            throw new IllegalArgumentException("scope " + name + " is decided by " + this.joiner + ", not by " + joiner
+                    + "; pass the joiner the scope was opened with, or call join()");
+        }
+        return (R) outcome();
+    }
+
+    private Object outcome() throws Exception {
         checkOwner("join");
         boolean interrupted = false;
         lock.lock();
@@ -645,61 +821,42 @@ public final class Scope implements AutoCloseable {
                 throw new InterruptedException("scope " + name + ": owner " + owner.getName()
                         + " was interrupted while joining; the scope was cancelled and its threads have ended");
             }
-            throwOutcome();
         } finally {
             lock.unlock();
         }
+        return askJoiner();
     }
 
-    private void throwOutcome() throws Exception {
-        switch (policy) {
-            case ALL_SUCCEED -> {
-                if (firstFailure != null) {
-                    throw failure();
-                }
-                if (timedOut) {
-                    throw timeout();
-                }
+    /** The outcome, once every fork has ended: the joiner's, unless the deadline or the owner's cancel came first. */
+    private Object askJoiner() throws Exception {
+        Throwable broken = joinerFailure;
+        if (broken != null) {
+            throw broken instanceof Exception e ? e : new IllegalStateException("scope " + name + ": its joiner " + joiner
+                    + " failed", broken);
+        }
+        if (!decided.get()) {
+            boolean timedOutNow;
+            lock.lock();
+            try {
+                timedOutNow = timedOut;
+            } finally {
+                lock.unlock();
             }
-            case FIRST_SUCCESS -> {
-                if (winner.get()) {
-                    return;
+            if (timedOutNow) {
+                try {
+                    joiner.onTimeout();
+                } catch (TimeoutException e) {
+                    TimeoutException t = timeout();
+                    if (e.getMessage() != null) {
+                        t.initCause(e);
+                    }
+                    throw t;
                 }
-                if (timedOut) {
-                    throw timeout();
-                }
-                if (firstFailure != null && !cancelled) {
-                    throw failure();
-                }
-                if (firstFailure == null && !cancelled) {
-                    throw new NoSuchElementException("scope " + name + ": first-success policy, but no subtask was forked;"
-                            + " fork at least one before join");
-                }
-            }
-            case AWAIT_ALL -> {
-                if (timedOut) {
-                    throw timeout();
-                }
+            } else if (cancelledByOwner) {
+                return null;
             }
         }
-    }
-
-    /** The first failure with the others suppressed (each added once). */
-    private Exception failure() {
-        Throwable first = firstFailure;
-        for (Throwable other : otherFailures) {
-            if (other != first) {
-                first.addSuppressed(other);
-            }
-        }
-        otherFailures.clear();
-        if (first instanceof Exception e) {
-            return e;
-        }
-        if (first instanceof Error e) {
-            throw e;
-        }
-        return new RuntimeException(first);
+        return joiner.result();
     }
 
     private TimeoutException timeout() {
@@ -748,6 +905,9 @@ public final class Scope implements AutoCloseable {
                 deadlineTask.cancel(false);
             }
             handle.scope = null;
+            if (openedIn != null) {
+                openedIn.disown(this);
+            }
             if (OWNED.get() == this) {
                 if (previouslyOwned == null) {
                     OWNED.remove();
@@ -762,7 +922,7 @@ public final class Scope implements AutoCloseable {
         if (unjoined) {
             throw new IllegalStateException("scope " + name + " was closed with subtasks forked after the last join;"
                     + " they were cancelled and their outcomes lost. Join the scope before it closes, or cancel it to"
-                    + " discard them (Java: join() / cancel(); Clojure: weft.scope/join / cancel!)");
+                    + " discard them (join() / cancel())");
         }
         if (innerUnjoined != null) {
             throw innerUnjoined;
@@ -810,7 +970,7 @@ public final class Scope implements AutoCloseable {
     public String toString() {
         lock.lock();
         try {
-            return "Scope[" + name + ", " + policy + ", " + (forkCount - completedCount.get()) + " running"
+            return "Scope[" + name + ", " + joiner + ", " + (forkCount - completedCount.get()) + " running"
                     + (cancelled ? ", cancelled" : "") + (closed ? ", closed" : "") + "]";
         } finally {
             lock.unlock();
@@ -821,6 +981,7 @@ public final class Scope implements AutoCloseable {
     public static final class Builder {
         private String name = "scope";
         private Policy policy = Policy.ALL_SUCCEED;
+        private Joiner<?> joiner;
         private Duration timeout;
         private Instant deadline;
         private int maxConcurrency;
@@ -840,9 +1001,21 @@ public final class Scope implements AutoCloseable {
             return this;
         }
 
-        /** The policy. Default {@link Policy#ALL_SUCCEED}. */
+        /** The policy; each scope opened gets a new joiner of it. Default {@link Policy#ALL_SUCCEED}. Replaces a {@link #joiner}. */
         public Builder policy(Policy policy) {
             this.policy = Objects.requireNonNull(policy, "policy");
+            this.joiner = null;
+            return this;
+        }
+
+        /**
+         * A joiner of your own that decides the outcome (see {@link Joiner}); {@link Scope#join(Joiner)}
+         * returns its result. A joiner serves one scope: give a new one before opening this builder
+         * again. Replaces a {@link #policy}.
+         */
+        public Builder joiner(Joiner<?> joiner) {
+            this.joiner = Objects.requireNonNull(joiner, "joiner");
+            this.policy = Policy.ALL_SUCCEED;
             return this;
         }
 

@@ -11,7 +11,7 @@ import java.util.function.Supplier;
  *
  * <p>A subtask is {@link State#RUNNING} until it completes. It is {@link State#SUCCESS} or
  * {@link State#FAILED} when it completed while the scope was still open for outcomes, and
- * {@link State#CANCELLED} when the scope was cancelled first (a failure under
+ * {@link State#CANCELLED} when the scope was decided or cancelled first (a failure under
  * {@link Scope.Policy#ALL_SUCCEED}, a winner under {@link Scope.Policy#FIRST_SUCCESS}, a deadline,
  * {@link Scope#cancel()}, an interrupted owner, or {@link Scope#close()}): the result of a
  * cancelled subtask is discarded, never handed out, even if its code returned one.
@@ -44,6 +44,10 @@ public final class Subtask<T> implements Supplier<T> {
     private volatile State state = State.RUNNING;
     private T result;
     private Throwable exception;
+    // The outcome the completing thread proposes while the joiner looks at it: shown to that
+    // thread only, until the scope accepts it (or discards it: CANCELLED).
+    private State proposed;
+    private Thread proposer;
     // Written by the owner before it publishes the subtask (a volatile count, which cancellers
     // read first); cleared when the subtask ends, where a stale read only interrupts a thread
     // that has finished its task.
@@ -58,9 +62,13 @@ public final class Subtask<T> implements Supplier<T> {
         this.id = id;
     }
 
-    /** The subtask's state now. */
+    /**
+     * The subtask's state now. In {@link Joiner#onComplete}, the completing thread sees the outcome
+     * the joiner is asked about; other threads see it once the scope accepted it.
+     */
     public State state() {
-        return state;
+        State s = state;
+        return s == State.RUNNING && proposer == Thread.currentThread() ? proposed : s;
     }
 
     /**
@@ -70,7 +78,7 @@ public final class Subtask<T> implements Supplier<T> {
      */
     @Override
     public T get() {
-        State s = state;
+        State s = state();
         if (s != State.SUCCESS) {
             throw new IllegalStateException("subtask of scope " + scope.name() + " is " + s
                     + ", so it has no result" + advice(s));
@@ -84,7 +92,7 @@ public final class Subtask<T> implements Supplier<T> {
      * @throws IllegalStateException unless the subtask is {@link State#FAILED}, naming its state
      */
     public Throwable exception() {
-        State s = state;
+        State s = state();
         if (s != State.FAILED) {
             throw new IllegalStateException("subtask of scope " + scope.name() + " is " + s
                     + ", so it has no exception" + advice(s));
@@ -133,6 +141,19 @@ public final class Subtask<T> implements Supplier<T> {
             }
         } catch (Throwable t) {
             failure = t;
+        }
+        try {
+            // No scope outlives the thread that opened it: what the task left open closes now, and
+            // the subtask fails with the report (or carries it, when it failed already).
+            IllegalStateException leftOpen = scope.closeLeftOpen("a subtask");
+            if (leftOpen != null) {
+                if (failure == null) {
+                    failure = leftOpen;
+                    value = null;
+                } else {
+                    failure.addSuppressed(leftOpen);
+                }
+            }
         } finally {
             release();
         }
@@ -158,6 +179,20 @@ public final class Subtask<T> implements Supplier<T> {
         result = value;
         exception = failure;
         state = s;
+    }
+
+    /** Shows {@code s} (with its value or failure) to the calling thread only, for the joiner to look at. */
+    void propose(State s, T value, Throwable failure) {
+        result = value;
+        exception = failure;
+        proposed = s;
+        proposer = Thread.currentThread();
+    }
+
+    /** Publishes the proposed outcome: the scope accepted it. */
+    void accept() {
+        state = proposed;
+        proposer = null;
     }
 
     /** Marks a subtask that never started (the scope was cancelled); gives back its permit. */
