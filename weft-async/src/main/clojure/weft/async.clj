@@ -52,15 +52,13 @@
   whether this code runs on a virtual thread, processes running), `measure-threads` what a
   call used (wall time, peak platform threads, processes), `processes` lists the live ones.
 
-  Options (trailing maps):
-    process-call: :name (threads are `weft-<name>-<id>`, default \"process\"),
-                  :ex-handler, :scope
-    pipeline:     :close?, :ex-handler, :ordered?, :name (default \"pipeline\"), :scope
-  See each function's docstring."
+  Options are trailing maps (`process-call`, `pipeline`, `leak-report`, `measure-threads`);
+  each function's docstring lists its own. The table of every weft option is doc/options.md."
   (:require [clojure.core.async :as a]
             [clojure.core.async.impl.protocols :as impl]
             [weft.core :as core]
-            [weft.impl :as wimpl])
+            [weft.impl :as wimpl]
+            [weft.impl.options :as options])
   (:import (dev.weft.context Context ContextKey)
            (dev.weft.scope Scope)
            (dev.weft.thread SchedulerSampler SchedulerSamples)
@@ -241,42 +239,59 @@
 
 (defn stop-root!
   "Ends the process-wide root scope: interrupts every process and pipeline started outside
-  any scope that is still running, and waits for them to end, at most `timeout-ms` when
-  given. Returns true when they all ended (or there was no root), false when the wait
+  any scope that is still running, and waits for them to end, at most `timeout` when
+  given (milliseconds or a java.time.Duration). Returns true when they all ended (or there was no root), false when the wait
   timed out (they were interrupted and end on their own). The next process started
   outside a scope opens a new root. For REPL resets, tests and orderly shutdown."
   ([] (stop-root! nil))
-  ([timeout-ms]
+  ([timeout]
    (if-let [^Root r (.getAndSet root nil)]
      (do (.countDown ^CountDownLatch (.-stop r))
-         (if timeout-ms
-           (.join ^Thread (.-owner r) (Duration/ofMillis (long timeout-ms)))
+         (if (some? timeout)
+           (.join ^Thread (.-owner r) (wimpl/duration "stop-root! timeout" timeout))
            (do (.join ^Thread (.-owner r)) true)))
      true)))
 
-(def ^:private option-sets
-  {"process-call" #{:name :ex-handler :scope}
-   "pipeline" #{:close? :ex-handler :ordered? :name :scope}})
+(defn- common-options
+  "The options of `process-call` and `pipeline`; `default-name` names their threads."
+  [default-name]
+  [{:key :name :type :name :default default-name
+    :doc "the name in thread names: `weft-<name>-<id>`"}
+   {:key :ex-handler :type :fn :default-doc "none"
+    :doc "a function of the exception; its non-nil value goes on the channel"}
+   {:key :scope :default-doc "the current scope, else the root"
+    :valid? #(instance? Scope %) :must-be "a dev.weft.scope.Scope (from weft.scope/with-scope)"
+    :doc "the dev.weft.scope.Scope that owns the threads"}])
 
-(defn- check-opts! [what opts]
-  (when-not (or (nil? opts) (map? opts))
-    (throw (IllegalArgumentException. (str what " options must be a map, like {:name \"fetch\"}; got " (pr-str opts)))))
-  (let [known (option-sets what)]
-    (when-let [unknown (seq (remove known (keys opts)))]
-      (throw (IllegalArgumentException.
-              (str what ": unknown option(s) " (pr-str (vec unknown)) "; known: " (pr-str (sort known)))))))
-  (when-some [s (:scope opts)]
-    (when-not (instance? Scope s)
-      (throw (IllegalArgumentException.
-              (str what ": :scope must be a dev.weft.scope.Scope (from weft.scope/with-scope); got " (pr-str s))))))
-  (when-some [h (:ex-handler opts)]
-    (when-not (ifn? h)
-      (throw (IllegalArgumentException.
-              (str what ": :ex-handler must be a function of the exception; got " (pr-str h))))))
-  (when-some [n (:name opts)]
-    (when-not (and (or (string? n) (keyword? n) (symbol? n)) (re-matches #"\S+" (name n)))
-      (throw (IllegalArgumentException.
-              (str what ": :name must be a non-blank name without spaces, like \"fetch\"; got " (pr-str n)))))))
+(def ^:private process-options
+  (options/spec "weft.async/process-call" (common-options "process") {:example "{:name \"fetch\"}"}))
+
+(defn- flag
+  "An option that is true or false, where nil is false (as core.async reads it)."
+  [k default doc]
+  {:key k :default default :nilable? false :valid? (constantly true) :must-be "true or false"
+   :coerce boolean :doc doc})
+
+(def ^:private pipeline-options
+  (options/spec "weft.async/pipeline"
+                (into [(flag :close? true "close `to` when the pipeline ends")
+                       (flag :ordered? true "outputs in the order of their inputs")]
+                      (common-options "pipeline"))
+                {:example "{:ordered? false}"}))
+
+(def ^:private leak-report-options
+  (options/spec "weft.async/leak-report"
+                [{:key :threshold :type :duration :default 10000 :aliases [:threshold-ms]
+                  :doc "report processes parked at least this long"}]
+                {:example "{:threshold 5000}"}))
+
+(def ^:private measure-threads-options
+  (options/spec "weft.async/measure-threads"
+                [{:key :interval :type :duration :default 10 :aliases [:interval-ms]
+                  :valid? #(and (options/duration? %) (pos? (.toNanos (wimpl/duration ":interval" %))))
+                  :must-be "a positive number of milliseconds or a positive java.time.Duration"
+                  :doc "how often platform threads and the scheduler are sampled"}]
+                {:example "{:interval 10}"}))
 
 (defn- spawn-owned!
   "Spawns `(f scope)` as a process named `pname` in the scope that owns what `what` starts:
@@ -488,20 +503,15 @@
   value is put on the channel; without one, to the thread's uncaught-exception handler
   (as for `go`), and the channel closes.
 
-  Options (a trailing map):
-    :name        the process's name; its thread is `weft-<name>-<id>` (default \"process\")
-    :ex-handler  a function of the exception; its non-nil value goes on the channel
-    :scope       the dev.weft.scope.Scope that owns the process
-
-  Throws IllegalArgumentException for a bad option, CancellationException when the owning
+  Throws dev.weft.clj.InvalidOptionException (an IllegalArgumentException) for a bad option, CancellationException when the owning
   scope has ended (cancelled or closed; nothing starts, and a process that started it ends
   as cancelled), and IllegalStateException outside any scope under -Dweft.async.root=forbid."
   ([f] (process-call f nil))
   ([f opts]
    (when-not (ifn? f)
      (throw (IllegalArgumentException. (str "process-call needs a function of no arguments; got " (pr-str f)))))
-   (check-opts! "process-call" opts)
-   (let [{:keys [ex-handler]} opts
+   (let [opts (options/check process-options opts)
+         {:keys [ex-handler]} opts
          c (a/chan 1)
          body ((wimpl/binding-conveyor) f)]
      (spawn-owned! "process-call" opts (name (:name opts "process"))
@@ -785,21 +795,15 @@
 
   Arities: `(pipeline n to xf from)`, `(pipeline n to xf from close?)` and
   `(pipeline n to xf from close? ex-handler)` as in core.async, or `(pipeline n to xf from
-  opts)` with options:
-    :close?      close `to` when the pipeline ends (default true)
-    :ex-handler  a function of the exception; default nil: fail-fast
-    :ordered?    outputs in input order (default true)
-    :name        threads are `weft-<name>-<id>`, `weft-<name>-in-<id>` and
-                 `weft-<name>-out-<id>` (default \"pipeline\")
-    :scope       the dev.weft.scope.Scope that owns the pipeline's threads
+  opts)` with the options below. Without :ex-handler a pipeline is fail-fast; its threads are
+  `weft-<name>-<id>`, `weft-<name>-in-<id>` and `weft-<name>-out-<id>`.
 
   Throws IllegalArgumentException for a bad argument, naming the fix."
   ([n to xf from] (pipeline n to xf from {}))
   ([n to xf from close?-or-opts]
    (let [opts (if (map? close?-or-opts) close?-or-opts {:close? (boolean close?-or-opts)})]
      (check-pipeline-args! n to xf from)
-     (check-opts! "pipeline" opts)
-     (run-pipeline (long n) to xf from opts)))
+     (run-pipeline (long n) to xf from (options/check pipeline-options opts))))
   ([n to xf from close? ex-handler]
    (pipeline n to xf from {:close? (boolean close?) :ex-handler ex-handler})))
 
@@ -842,17 +846,15 @@
              (.startsWith c "weft.async$") (.startsWith c "weft.core$") (.startsWith c "dev.weft.")))))
 
 (defn leak-report
-  "The processes parked for at least `:threshold-ms` (default 10,000), longest first, each
+  "The processes parked for at least `:threshold`, longest first, each
   as in `processes` plus `:stack`, its stack trace as strings, and `:at`, the first frame of
   the code that waits (outside the JDK, Clojure, core.async and weft). A process parked on
   a channel nobody will use again shows up here with the line that waits; end it by
-  ending its scope (`stop-root!` for the root). Options: `:threshold-ms`."
+  ending its scope (`stop-root!` for the root)."
   ([] (leak-report nil))
-  ([{:keys [threshold-ms] :or {threshold-ms 10000}}]
-   (when-not (and (number? threshold-ms) (not (neg? (double threshold-ms))))
-     (throw (IllegalArgumentException.
-             (str "leak-report: :threshold-ms must be a non-negative number of milliseconds; got " (pr-str threshold-ms)))))
-   (let [now (System/nanoTime)]
+  ([opts]
+   (let [threshold-ms (/ (.toNanos ^Duration (:threshold (options/check leak-report-options opts))) 1e6)
+         now (System/nanoTime)]
      (->> (.values live)
           (keep (fn [^Proc p]
                   (let [d (.describe p now)]
@@ -891,14 +893,15 @@
   :peak-platform-threads ... :platform-threads-started ... :max-mounted-virtual-threads ...
   :processes-started ... :peak-processes ... :scheduler {...}}`, where `:scheduler` has the
   maxima of every sample (dev.weft.thread.SchedulerSamples). Platform threads are sampled
-  every `:interval-ms` (default 10) by one platform thread, counted in the figures; the JVM's
+  every `:interval` by one platform thread, counted in the figures; the JVM's
   peak platform-thread count and the peak of running processes are reset at the start, so
-  measurements running at the same time see each other's peaks. Options: :interval-ms."
+  measurements running at the same time see each other's peaks."
   ([f] (measure-threads f nil))
-  ([f {:keys [interval-ms] :or {interval-ms 10}}]
+  ([f opts]
    (.set peak-running (.get running))
-   (let [before (.sum started-count)
-         sampler (SchedulerSampler/start (Duration/ofMillis interval-ms))
+   (let [^Duration interval (:interval (options/check measure-threads-options opts))
+         before (.sum started-count)
+         sampler (SchedulerSampler/start interval)
          t0 (System/nanoTime)
          value (try (f) (catch Throwable t (.stop sampler) (throw t)))
          wall (ms-since (System/nanoTime) t0)
@@ -911,3 +914,8 @@
       :processes-started (- (.sum started-count) before)
       :peak-processes (.get peak-running)
       :scheduler (into {} (map (fn [[k v]] [(keyword (.replace ^String k "_" "-")) v])) (.toMap samples))})))
+
+(options/document! #'process-call process-options)
+(options/document! #'pipeline pipeline-options)
+(options/document! #'leak-report leak-report-options)
+(options/document! #'measure-threads measure-threads-options)

@@ -243,7 +243,7 @@
     (is (thrown-with-msg? IllegalArgumentException #"to must be a core.async channel" (wa/pipeline 1 [] (map inc) c)))
     (is (thrown-with-msg? IllegalArgumentException #"from must be a core.async channel" (wa/pipeline 1 c (map inc) [1 2])))
     (is (thrown-with-msg? IllegalArgumentException #"xf must be a transducer, like \(map f\)" (wa/pipeline 1 c nil c)))
-    (is (thrown-with-msg? IllegalArgumentException #"unknown option\(s\) \[:order\]" (wa/pipeline 1 c (map inc) c {:order false})))))
+    (is (thrown-with-msg? IllegalArgumentException #"weft.async/pipeline: unknown option :order \(did you mean :ordered\?\?\)" (wa/pipeline 1 c (map inc) c {:order false})))))
 
 ;; ---------------------------------------------------------------------------------------
 ;; Properties with random failures

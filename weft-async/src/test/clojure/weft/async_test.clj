@@ -172,14 +172,21 @@
 
 (deftest bad-arguments-are-clear-errors
   (is (thrown-with-msg? IllegalArgumentException #"needs a function of no arguments" (wa/process-call 42)))
-  (is (thrown-with-msg? IllegalArgumentException #"unknown option\(s\) \[:nmae\]" (wa/process-call (constantly 1) {:nmae "x"})))
+  (is (thrown-with-msg? IllegalArgumentException #"weft.async/process-call: unknown option :nmae \(did you mean :name\?\)" (wa/process-call (constantly 1) {:nmae "x"})))
   (is (thrown-with-msg? IllegalArgumentException #":scope must be a dev.weft.scope.Scope" (wa/process-call (constantly 1) {:scope :s})))
-  (is (thrown-with-msg? IllegalArgumentException #":name must be a non-blank name without spaces" (wa/process-call (constantly 1) {:name "a b"})))
+  (is (thrown-with-msg? IllegalArgumentException #":name must be a non-blank name without whitespace" (wa/process-call (constantly 1) {:name "a b"})))
   (is (thrown-with-msg? IllegalArgumentException #":ex-handler must be a function" (wa/process-call (constantly 1) {:ex-handler 3})))
   (is (thrown-with-msg? IllegalArgumentException #"options must be a map" (wa/process-call (constantly 1) [:name "x"])))
   (is (thrown-with-msg? IllegalArgumentException #"needs at least one channel operation" (wa/alts!! [])))
   (is (thrown-with-msg? IllegalArgumentException #"cannot put nil" (wa/alts!! [[(a/chan) nil]])))
-  (is (thrown-with-msg? IllegalArgumentException #"threshold-ms must be a non-negative" (wa/leak-report {:threshold-ms -1}))))
+  (is (thrown-with-msg? IllegalArgumentException #"leak-report: :threshold must be milliseconds \(a number, 0 or more\)"
+                        (wa/leak-report {:threshold -1})))
+  (let [err (java.io.StringWriter.)]
+    (binding [*err* err]
+      (is (vector? (wa/leak-report {:threshold-ms 600000})) "the deprecated name still works"))
+    (is (re-find #"option :threshold-ms is deprecated .*use :threshold" (str err))))
+  (is (thrown-with-msg? IllegalArgumentException #"measure-threads: :interval must be a positive"
+                        (wa/measure-threads (constantly 1) {:interval 0}))))
 
 ;; ---------------------------------------------------------------------------------------
 ;; Channel ops
@@ -261,8 +268,8 @@
           stuck (wa/process-call #(do (.countDown parked) (wa/<!! abandoned)) {:name "stuck"})
           elsewhere (wa/process-call #(do (.countDown parked) (a/<!! abandoned)) {:name "core-async"})]
       (await-latch parked)
-      (wait-until #(= 2 (count (filter (comp #{"stuck" "core-async"} :name) (wa/leak-report {:threshold-ms 50})))))
-      (let [report (wa/leak-report {:threshold-ms 50})
+      (wait-until #(= 2 (count (filter (comp #{"stuck" "core-async"} :name) (wa/leak-report {:threshold 50})))))
+      (let [report (wa/leak-report {:threshold 50})
             by-name (into {} (map (juxt :name identity)) report)
             s (by-name "stuck")]
         (is (= :take (:parked-in s)))
@@ -272,7 +279,7 @@
         (is (re-find #"async_test" (:at s)) "the line that waits")
         (is (some #(re-find #"weft.async\$_LT__BANG__BANG_" %) (:stack s)))
         (is (= :other (:parked-in (by-name "core-async"))) "parked outside weft's ops"))
-      (is (not-any? (comp #{"stuck"} :name) (wa/leak-report {:threshold-ms 600000})) "under the threshold")
+      (is (not-any? (comp #{"stuck"} :name) (wa/leak-report {:threshold (java.time.Duration/ofMinutes 10)})) "under the threshold")
       (is (not-any? (comp #{"stuck"} :name) (wa/leak-report)) "the default threshold is 10 s")
       [stuck elsewhere])))
 

@@ -116,32 +116,41 @@
       :defaults (into {} (for [o options :when (some? (:default o))]
                            [(:key o) ((or (:coerce o) identity) (:default o))]))})))
 
-(defn- levenshtein
-  "The edit distance of strings `a` and `b`."
+(defn- edit-distance
+  "The edit distance of strings `a` and `b`, a swap of two neighbours counting as one edit
+  (optimal string alignment): typos are often swaps."
   ^long [^String a ^String b]
-  (let [n (.length b)]
-    (loop [i 0 prev (vec (range (inc n)))]
-      (if (= i (.length a))
-        (long (peek prev))
-        (recur (inc i)
-               (reduce (fn [row j]
-                         (conj row (min (inc (long (peek row)))
-                                        (inc (long (nth prev (inc j))))
-                                        (+ (long (nth prev j)) (if (= (.charAt a i) (.charAt b j)) 0 1)))))
-                       [(inc i)]
-                       (range n)))))))
+  (let [n (.length a)
+        m (.length b)
+        d (make-array Long/TYPE (inc n) (inc m))]
+    (dotimes [i (inc n)] (aset ^longs (aget ^objects d i) 0 (long i)))
+    (dotimes [j (inc m)] (aset ^longs (aget ^objects d 0) j (long j)))
+    (doseq [i (range 1 (inc n)) j (range 1 (inc m))]
+      (let [cost (if (= (.charAt a (dec i)) (.charAt b (dec j))) 0 1)
+            at (fn ^long [i j] (aget ^longs (aget ^objects d i) j))
+            best (min (inc (at (dec i) j)) (inc (at i (dec j))) (+ (at (dec i) (dec j)) cost))
+            best (if (and (> i 1) (> j 1)
+                          (= (.charAt a (dec i)) (.charAt b (- j 2)))
+                          (= (.charAt a (- i 2)) (.charAt b (dec j))))
+                   (min best (inc (at (- i 2) (- j 2))))
+                   best)]
+        (aset ^longs (aget ^objects d i) j (long best))))
+    (aget ^longs (aget ^objects d n) m)))
 
 (defn closest
-  "The key of `known` closest to `k` by edit distance of their names, or nil when none is close
-  (more than a third of the longer name differs)."
+  "The key of `known` closest to `k`: the one at the smallest edit distance of their names, if
+  at most a third of the longer name differs, or else one whose name starts with `k`'s (or `k`'s
+  with it); nil when none is close."
   [k known]
   (let [s (name k)
-        scored (for [c known
-                     :let [d (levenshtein s (name c))]
-                     :when (<= d (max 1 (quot (max (count s) (count (name c))) 3)))]
-                 [d c])]
-    (when (seq scored)
-      (second (first (sort-by (fn [[d c]] [d (name c)]) scored))))))
+        close (for [c known
+                    :let [cs (name c)
+                          d (edit-distance s cs)]
+                    :when (or (<= d (max 1 (quot (max (count s) (count cs)) 3)))
+                              (str/starts-with? cs s) (str/starts-with? s cs))]
+                [d cs c])]
+    (when (seq close)
+      (peek (first (sort-by (fn [[d cs]] [d cs]) close))))))
 
 (defonce ^:private warned (atom #{}))
 

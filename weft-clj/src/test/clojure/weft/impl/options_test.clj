@@ -71,4 +71,6 @@
 
 (deftest closest-match
   (is (= :max-concurrency (o/closest :max-concurency [:name :max-concurrency :timeout])))
-  (is (nil? (o/closest :port [:max-concurrency :timeout]))))
+  (is (nil? (o/closest :port [:max-concurrency :timeout])))
+  (is (= :name (o/closest :nmae [:name :scope])) "a swap is one edit")
+  (is (= :ordered? (o/closest :order [:close? :ordered?])) "a prefix is close"))
