@@ -1,0 +1,91 @@
+# Tier "examples": weft the way its users get it. Installs weft into a scratch local Maven
+# repository, builds and tests every project under examples/ against it (by coordinates, through
+# the BOM, never through the reactor), and runs every README block (build/readme/run.sh). One line
+# per example and one for the README blocks. Sourced by ./weft test (see doc/testing.md).
+#
+# Third-party artifacts come from the user's local repository, read-only, through Maven 3.9's
+# maven.repo.local.tail, minus weft's own (dev/weft), so only weft is fresh and a weft artifact
+# that the install left out cannot be found anywhere. Maven 3.9 is fetched like the launcher's
+# own when the one on PATH is older (Debian's is 3.8.7). Nothing else is installed.
+tier_start=$SECONDS
+step() { say "examples: $1 ($((SECONDS - tier_start)) s)"; }
+
+case $(maven_version "$MVN") in
+  3.9*|3.[1-9][0-9]*|[4-9].*) ;;
+  *) MVN=$(fetch_maven) ;;
+esac
+
+# The local repository the build uses: -Dmaven.repo.local in MAVEN_OPTS or MAVEN_ARGS, else ~/.m2.
+normal_repo=$HOME/.m2/repository
+for arg in ${MAVEN_OPTS:-} ${MAVEN_ARGS:-}; do
+  case $arg in -Dmaven.repo.local=*) normal_repo=${arg#-Dmaven.repo.local=} ;; esac
+done
+work="$ROOT/target/examples"
+scratch="$work/m2"
+tail_repo="$work/m2-tail"
+rm -rf "$scratch/dev/weft" "$tail_repo"
+mkdir -p "$scratch" "$tail_repo"
+for entry in "$normal_repo"/*; do
+  [ -e "$entry" ] && [ "$(basename "$entry")" != dev ] && ln -s "$entry" "$tail_repo/"
+done
+if [ -d "$normal_repo/dev" ]; then
+  mkdir "$tail_repo/dev"
+  for entry in "$normal_repo"/dev/*; do
+    [ "$(basename "$entry")" != weft ] && ln -s "$entry" "$tail_repo/dev/"
+  done
+fi
+# The scratch repository wins over any other setting of the run (MAVEN_ARGS comes before the
+# command line's own -D, MAVEN_OPTS before the JVM's).
+MAVEN_ARGS=$(printf '%s ' ${MAVEN_ARGS:-} | sed 's/-Dmaven\.repo\.local=[^ ]*//g')
+export MAVEN_ARGS
+export MAVEN_OPTS="${MAVEN_OPTS:-} -Dmaven.repo.local=$scratch -Dmaven.repo.local.tail=$tail_repo"
+version=$(sed -n '0,/<artifactId>weft-parent<\/artifactId>/d; s:.*<version>\(.*\)</version>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
+step "installing weft $version into $scratch with $("$MVN" -v 2>/dev/null | head -n 1)"
+
+installed=0
+if declare -F cmd_install >/dev/null; then
+  (cmd_install) > "$work/install.log" 2>&1 && installed=1
+else
+  maven -q install -DskipTests > "$work/install.log" 2>&1 && installed=1
+fi
+if [ "$installed" = 0 ]; then
+  tail -n 40 "$work/install.log"
+  test_fail "examples: install" "weft did not install into the scratch repository (log: $work/install.log)"
+  return 0
+fi
+
+# Every README block, on the installed modules.
+step "running the README blocks"
+set +e
+WEFT_VERSION=$version MVN=$MVN "$ROOT/build/readme/run.sh" 2>&1 | tee "$work/readme-blocks.log" | grep -v '^ok '
+set -e
+read -r p f < <(sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$work/readme-blocks.log" | tail -n 1)
+if [ -n "${p:-}" ]; then
+  test_report "README blocks, JDK $JDK_MAJOR" "$p" "$f"
+else
+  test_fail "README blocks, JDK $JDK_MAJOR" "the runner did not finish (log: $work/readme-blocks.log)"
+fi
+
+# Every example project, built and tested as its user would: mvn verify on its own POM.
+for pom in "$ROOT"/examples/*/pom.xml; do
+  [ -f "$pom" ] || continue
+  dir=$(dirname "$pom")
+  name="examples/$(basename "$dir")"
+  step "building and testing $name"
+  marker=$(new_marker)
+  set +e
+  MAVEN_POM=$pom maven -Dweft.version="$version" verify > "$work/$(basename "$dir").log" 2>&1
+  status=$?
+  set -e
+  read -r p f < <(count_tests "$marker" "$dir")
+  rm -f "$marker"
+  if [ "$status" -ne 0 ]; then
+    grep -E '^\[ERROR\]|FAIL|Tests run:.*Fail' "$work/$(basename "$dir").log" | head -n 30
+    test_fail "$name, JDK $JDK_MAJOR" "mvn verify failed ($p passed, $f failed; log: $work/$(basename "$dir").log)"
+  elif [ $((p + f)) -eq 0 ]; then
+    test_fail "$name, JDK $JDK_MAJOR" "built, but ran no test (log: $work/$(basename "$dir").log)"
+  else
+    test_report "$name, JDK $JDK_MAJOR" "$p" "$f"
+  fi
+done
+step "done"
