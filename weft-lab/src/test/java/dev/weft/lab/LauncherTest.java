@@ -95,6 +95,18 @@ class LauncherTest {
     }
 
     @Test
+    void replAndJshellCheckTheirClasspathBeforeBuilding() throws Exception {
+        Map<String, String> jdk = Map.of("JAVA_HOME", System.getProperty("java.home"));
+        Run missing = weft(jdk, "repl", "--cp", tmp.resolve("classes") + ":" + tmp);
+        assertEquals(1, missing.exit(), missing.toString());
+        assertTrue(missing.err().contains("repl: --cp names '" + tmp.resolve("classes") + "', which does not exist"), missing.err());
+        Run empty = weft(jdk, "jshell", "--cp");
+        assertEquals(2, empty.exit(), empty.toString());
+        assertTrue(empty.err().contains("jshell: --cp needs a classpath"), empty.err());
+        assertTrue(!missing.err().contains("building") && !empty.err().contains("building"), "nothing built: " + missing + empty);
+    }
+
+    @Test
     void helpNeedsNoJdk() throws Exception {
         Run r = weft(Map.of("WEFT_JDK_DIRS", tmp.toString(), "JAVA_HOME", tmp.toString()), "help");
         assertEquals(0, r.exit(), r.toString());
