@@ -22,13 +22,14 @@ esac
 export MAVEN_OPTS="${MAVEN_OPTS:-} $quiet_unsafe"
 version=${WEFT_VERSION:-$(sed -n '0,/<artifactId>weft-parent<\/artifactId>/d; s:.*<version>\(.*\)</version>.*:\1:p' "$root/pom.xml" | head -n 1)}
 
-# The library modules: every weft artifact the BOM pins (the BOM itself aside).
+# The library modules: every weft artifact the BOM pins, but weft-cli, a runnable jar with its
+# dependencies (weft-core among them) inside, which is run, not put on a classpath.
 libraries() {
   if [ -f "$root/weft-bom/pom.xml" ]; then
     sed -n '/<dependencyManagement>/,/<\/dependencyManagement>/ s:.*<artifactId>\(weft-[^<]*\)</artifactId>.*:\1:p' "$root/weft-bom/pom.xml"
-  else   # before the BOM: the reactor's modules that are not published
+  else   # before the BOM: the reactor's modules that are published
     sed -n 's:^ *<module>\(.*\)</module>.*:\1:p' "$root/pom.xml" | grep -v -x -e weft-lab -e weft-bench -e weft-test-browser -e weft-bom
-  fi
+  fi | grep -v -x weft-cli
 }
 
 # Writes .all-modules.pom.xml (pom.xml with a dependency per library module) and resolves its
