@@ -32,27 +32,28 @@ libraries() {
   fi | grep -v -x weft-cli
 }
 
-# Writes .all-modules.pom.xml (pom.xml with a dependency per library module) and resolves its
-# classpath for scope $1 into target/$1.cp.
+# Writes target/readme/pom.xml (pom.xml with a dependency per library module) and resolves its
+# classpath for scope $1 into target/readme/$1.cp.
+out="$root/target/readme"
 resolve() {
-  local scope=$1 pom="$here/.all-modules.pom.xml" deps="" m
+  local scope=$1 deps="" m
   for m in $(libraries); do
     deps="$deps    <dependency><groupId>dev.weft</groupId><artifactId>$m</artifactId><version>\${weft.version}</version></dependency>\n"
   done
-  sed "s|^ *<!-- WEFT MODULES:.*|$deps&|" "$here/pom.xml" > "$pom"
-  mkdir -p "$here/target"
+  mkdir -p "$out"
+  sed "s|^ *<!-- WEFT MODULES:.*|$deps&|" "$here/pom.xml" > "$out/pom.xml"
   local goals="dependency:build-classpath"
   # test: the fixtures compiled, and the runner's profile (the Kotlin compiler)
   [ "$scope" = runtime ] || goals="compile $goals -Prunner"
-  JAVA_HOME=$JAVA_HOME "${MVN:-mvn}" -B -q -f "$pom" -Dweft.version="$version" \
-    $goals -Dmdep.outputFile="$here/target/$scope.cp" -Dmdep.includeScope="$scope" >&2 \
+  JAVA_HOME=$JAVA_HOME "${MVN:-mvn}" -B -q -Dstyle.color=never -f "$out/pom.xml" -Dweft.version="$version" -Dreadme.home="$here" \
+    $goals -Dmdep.outputFile="$out/$scope.cp" -Dmdep.includeScope="$scope" >&2 \
     || { echo "weft: could not resolve weft $version's modules ($(libraries | paste -sd' ')) from the local Maven repository: install them first (./weft install)" >&2; exit 1; }
 }
 
 if [ "${1:-}" = --classpath ]; then
   case ${2:-} in runtime|test) ;; *) echo "usage: $0 --classpath runtime|test" >&2; exit 2 ;; esac
   resolve "$2"
-  cat "$here/target/$2.cp"
+  cat "$out/$2.cp"
   exit 0
 fi
 
@@ -63,5 +64,5 @@ fi
 resolve test
 # src/main/resources first: the runner and its fixtures as they are in the checkout.
 exec "$JAVA_HOME/bin/java" $quiet_unsafe \
-  -cp "$here/src/main/resources:$here/target/classes:$(cat "$here/target/test.cp")" \
+  -cp "$here/src/main/resources:$out/target/classes:$(cat "$out/test.cp")" \
   clojure.main -m readme.blocks "$@"
