@@ -40,19 +40,26 @@ public final class Comparison {
     public static LabResult compare(LabResult current, LabResult previous, String previousName) {
         List<ScenarioResult> scenarios = new ArrayList<>();
         for (ScenarioResult s : current.scenarios()) {
-            ScenarioResult before = previous.scenarios().stream()
-                    .filter(p -> p.name().equals(s.name()) && Objects.equals(p.jdkMajor(), s.jdkMajor()))
-                    .findFirst().orElse(null);
-            if (before == null) {
-                scenarios.add(s);
-                continue;
-            }
-            scenarios.add(s.withVariants(s.variants().stream().map(v -> before.variants().stream()
-                    .filter(p -> p.name().equals(v.name()) && p.unit().equals(v.unit()))
-                    .findFirst().map(p -> v.withPrevious(previous(v, p))).orElse(v)).toList()));
+            scenarios.add(compare(s, previous));
         }
         return new LabResult(current.formatVersion(), current.jdk(), current.cores(), current.mode(), current.started(),
                 current.seconds(), previousName, scenarios);
+    }
+
+    /**
+     * {@code s} with each variant that the previous run also measured (same scenario name and JDK
+     * feature release, same variant name and unit) carrying its previous figure and the change.
+     */
+    public static ScenarioResult compare(ScenarioResult s, LabResult previous) {
+        ScenarioResult before = previous.scenarios().stream()
+                .filter(p -> p.name().equals(s.name()) && Objects.equals(p.jdkMajor(), s.jdkMajor()))
+                .findFirst().orElse(null);
+        if (before == null) {
+            return s;
+        }
+        return s.withVariants(s.variants().stream().map(v -> before.variants().stream()
+                .filter(p -> p.name().equals(v.name()) && p.unit().equals(v.unit()))
+                .findFirst().map(p -> v.withPrevious(previous(v, p))).orElse(v)).toList());
     }
 
     static Variant.Previous previous(Variant now, Variant then) {

@@ -23,7 +23,10 @@ public record Table(List<String> header, List<List<String>> rows) {
     public static Table of(ScenarioResult r) {
         boolean threads = r.variants().stream().anyMatch(v -> v.peakPlatformThreads() != null);
         boolean compared = r.variants().stream().anyMatch(v -> v.previous() != null);
-        List<String> header = new ArrayList<>(List.of("variant", "measured", "published", "limit", RATIO));
+        // Without any limit (switch), the limit and ratio columns would be dashes only: left out.
+        boolean limits = r.variants().stream().anyMatch(v -> v.limit() != null);
+        List<String> header = new ArrayList<>(limits ? List.of("variant", "measured", "published", "limit", RATIO)
+                : List.of("variant", "measured", "published"));
         if (threads) {
             header.add("peak platform threads");
         }
@@ -33,7 +36,8 @@ public record Table(List<String> header, List<List<String>> rows) {
         }
         List<List<String>> rows = new ArrayList<>();
         for (Variant v : r.variants()) {
-            List<String> row = new ArrayList<>(List.of(v.name(), measured(v), published(v), limit(v), ratio(v)));
+            List<String> row = new ArrayList<>(limits ? List.of(v.name(), measured(v), published(v), limit(v), ratio(v))
+                    : List.of(v.name(), measured(v), published(v)));
             if (threads) {
                 row.add(v.peakPlatformThreads() == null ? "-" : String.format(Locale.ROOT, "%,d", v.peakPlatformThreads()));
             }

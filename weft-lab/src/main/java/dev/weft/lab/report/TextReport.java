@@ -48,7 +48,11 @@ public final class TextReport {
         long notJudged = goals.size() - met - notMet;
         long failed = lab.scenarios().stream().filter(r -> !r.ok()).count();
         StringBuilder s = new StringBuilder();
-        s.append(met).append(" of ").append(goals.size()).append(goals.size() == 1 ? " goal" : " goals").append(" met");
+        if (goals.isEmpty()) {
+            s.append("no goals to judge");
+        } else {
+            s.append(met).append(" of ").append(goals.size()).append(goals.size() == 1 ? " goal" : " goals").append(" met");
+        }
         if (notMet > 0) {
             s.append(", ").append(notMet).append(" NOT met");
         }

@@ -4,6 +4,7 @@ import dev.weft.lab.Jvm;
 import dev.weft.lab.LabResult;
 import dev.weft.lab.Mode;
 import dev.weft.lab.ScenarioResult;
+import dev.weft.lab.report.Comparison;
 import dev.weft.lab.report.HtmlReport;
 import dev.weft.lab.report.Json;
 import dev.weft.lab.report.MarkdownReport;
@@ -38,9 +39,15 @@ public final class LabRunner {
      *
      * @param mode the sizes
      * @param only scenario names to run, or empty for all
-     * @param out  the folder reports go to
+     * @param out     the folder reports go to
+     * @param compare the output folder of a previous run to compare every variant with, or null
      */
-    public record Options(Mode mode, List<String> only, Path out) {
+    public record Options(Mode mode, List<String> only, Path out, Path compare) {
+
+        /** Options without a comparison. */
+        public Options(Mode mode, List<String> only, Path out) {
+            this(mode, only, out, null);
+        }
     }
 
     private final PrintWriter console;
@@ -66,6 +73,8 @@ public final class LabRunner {
      */
     public int run(Options options) throws IOException {
         List<Descriptor> selected = options.only().isEmpty() ? registry.all() : registry.select(options.only());
+        // Read before anything runs: a wrong folder should not cost a whole lab run.
+        LabResult previous = options.compare() == null ? null : Comparison.readPrevious(options.compare());
         Path out = Files.createDirectories(options.out());
         String jdk = System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vendor") + ")";
         int cores = Runtime.getRuntime().availableProcessors();
@@ -87,6 +96,9 @@ public final class LabRunner {
                 Descriptor d = selected.get(i);
                 console.printf("%n[%d/%d] %s: %s (article %s, own JVM)%n", i + 1, selected.size(), d.name(), d.title(), d.article());
                 ScenarioResult r = runIsolated(d, options.mode(), out);
+                if (previous != null) {
+                    r = Comparison.compare(r, previous);
+                }
                 results.add(r);
                 Integer budget = d.budgetSeconds(options.mode());
                 console.printf("      %s in %.1f s%s%n%n", r.ok() ? "done" : "FAILED", r.seconds(),
@@ -99,7 +111,7 @@ public final class LabRunner {
         }
 
         LabResult lab = new LabResult(LabResult.FORMAT_VERSION, jdk, cores, options.mode().toString(), started,
-                seconds(runStart), null, results);
+                seconds(runStart), options.compare() == null ? null : options.compare().toString(), results);
         console.printf("%n");
         console.print(TextReport.verdicts(lab, colour()));
         Json.write(out.resolve("results.json"), lab);
