@@ -25,6 +25,9 @@
   may be String, byte[], ISeq, File, InputStream or nil, and any type that extends
   `weft.ring.protocols/StreamableResponseBody`.
 
+  WebSockets: a response map with `:ring.websocket/listener` to an upgrade request opens a
+  WebSocket, per Ring's spec; see `weft.ring.websocket`.
+
   Errors: a handler that throws (or returns something that is not a response map) gets a
   500 with no detail sent to the client; the exception is logged once through SLF4J
   (logger `dev.weft.ring.RingHandler`), and the server keeps serving. Bad requests are
@@ -35,7 +38,8 @@
   the client stops sending it (the handler's read throws; whatever it does then, the
   request is answered with that status and Connection: close). Clients idle longer than `:idle-timeout-ms` are closed; slow
   or stuck clients hold a connection, never a thread, so they do not stall the others."
-  (:require [weft.ring.protocols :as protocols])
+  (:require [weft.ring.impl.websocket :as websocket]
+            [weft.ring.protocols :as protocols])
   (:import (dev.weft.limit Limiter)
            (dev.weft.ring RingConnector RingHandler)
            (java.time Duration)
@@ -62,6 +66,8 @@
    :backlog 1024
    :idle-timeout-ms 30000
    :request-read-timeout 30000
+   :websocket-idle-timeout 30000
+   :websocket-max-message-bytes (* 1024 1024)
    :max-header-bytes 8192
    :max-body-bytes (* 10 1024 1024)
    :acceptors nil
@@ -87,6 +93,8 @@
    :backlog [(int-in 1 Integer/MAX_VALUE) "a positive integer (the OS caps it at net.core.somaxconn)"]
    :idle-timeout-ms [(int-in 1 Integer/MAX_VALUE) "a positive number of milliseconds"]
    :request-read-timeout [duration-or-nil "a positive java.time.Duration or number of milliseconds, or nil for no deadline"]
+   :websocket-idle-timeout [#(and (some? %) (duration-or-nil %)) "a positive java.time.Duration or number of milliseconds"]
+   :websocket-max-message-bytes [(int-in 1 Integer/MAX_VALUE) "a positive number of bytes"]
    :max-header-bytes [(int-in 256 Integer/MAX_VALUE) "an integer >= 256"]
    :max-body-bytes [pos-int-or-nil "a positive integer, or nil for no limit"]
    :acceptors [#(or (nil? %) ((int-in 1 64) %)) "an integer from 1 to 64, or nil for Jetty's default"]
@@ -153,6 +161,10 @@
                         then 408 and the connection is closed (checked every quarter of it,
                         so the cut comes within 1.5 times it). A java.time.Duration or a
                         number of milliseconds (default 30000; nil: no deadline)
+    :websocket-idle-timeout  close a WebSocket idle this long; a Duration or milliseconds
+                        (default 30000)
+    :websocket-max-message-bytes  largest WebSocket message; a larger one closes the socket
+                        with 1009 (default 1 MiB)
     :max-header-bytes   largest request line and headers; more gets 431 (default 8192)
     :max-body-bytes     largest request body; more gets 413 (default 10 MiB; nil: no limit)
     :acceptors          acceptor threads (default: Jetty's, 1 below 16 cores)
@@ -169,7 +181,8 @@
                     {:handler handler})))
   (let [opts (merge defaults (check-options opts))
         {:keys [port host async? request-timeout-ms retry-after-s backlog idle-timeout-ms
-                max-header-bytes max-body-bytes acceptors selectors request-read-timeout]} opts
+                max-header-bytes max-body-bytes acceptors selectors request-read-timeout
+                websocket-idle-timeout websocket-max-message-bytes]} opts
         pool (doto (QueuedThreadPool. (int jetty-threads) 4)
                (.setName "weft-ring-jetty"))
         server (Server. pool)
@@ -193,6 +206,8 @@
     (.setVirtualThreadsExecutor pool (.virtualThreads ring-handler))
     (.addConnector server connector)
     (.setHandler server ring-handler)
+    (.enableWebSockets ring-handler server (websocket/listener-caller) (->duration websocket-idle-timeout)
+                       (long websocket-max-message-bytes))
     (.setErrorHandler server (doto (ErrorHandler.)
                               (.setShowStacks false)
                               (.setShowCauses false)
@@ -254,7 +269,8 @@
     :abandoned  requests cut off by the last stop (see `stop-server`)
     :lost       responses that could not be written since the server started (the client
                 went away, its connection timed out or closed, or a streaming body failed
-                after the status was sent); each is logged once at WARN"
+                after the status was sent); each is logged once at WARN
+    :websockets WebSockets open now (see weft.ring.websocket)"
   [server]
   (let [^RingHandler handler (:handler server)
         ^Limiter limiter (.limiter handler)]
@@ -262,4 +278,5 @@
      :waiting (if limiter (.waiting limiter) 0)
      :rejected (if limiter (.rejected limiter) 0)
      :abandoned (.abandoned handler)
-     :lost (.lost handler)}))
+     :lost (.lost handler)
+     :websockets (.openWebSockets handler)}))

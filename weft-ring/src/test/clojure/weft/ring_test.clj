@@ -294,7 +294,7 @@
         (is (= 1024 (.getAcceptQueueSize c)) "a backlog large enough for 1,000 simultaneous connects"))
       ;; The client may read the response before the handler's thread has returned.
       (await! #(zero? (:in-flight (ring/stats s))))
-      (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0 :lost 0} (ring/stats s)))
+      (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0 :lost 0 :websockets 0} (ring/stats s)))
       (finally
         (.close ^java.lang.AutoCloseable s))))
   (testing "with-open stops it"

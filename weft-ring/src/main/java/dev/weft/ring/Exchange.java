@@ -198,6 +198,11 @@ final class Exchange implements Runnable, Callback {
             dropped("response");
             return;
         }
+        Object listener = RingResponse.webSocketListener(ring);
+        if (listener != null) {
+            upgrade(ring, listener);
+            return;
+        }
         Object body;
         try {
             body = RingResponse.apply(ring, response);
@@ -228,6 +233,28 @@ final class Exchange implements Runnable, Callback {
         }
     }
 
+    /** Answers a WebSocket response: upgrades the connection, or says why it cannot. */
+    private void upgrade(Object ring, Object listener) {
+        WebSockets ws = owner.webSockets;
+        try {
+            if (ws == null) {
+                throw new IllegalStateException("this server does not serve WebSockets");
+            }
+            RingResponse.checkListener(listener, ws);
+            if (ws.upgrade(listener, RingResponse.webSocketProtocol(ring), request, response, this)) {
+                return;
+            }
+        } catch (Throwable t) {
+            response.reset();
+            answerFailure(t);
+            return;
+        }
+        LOG.debug("{} {}: a WebSocket response to a request that is not a WebSocket upgrade; answered 426",
+                request.getMethod(), path());
+        response.getHeaders().put(HttpHeader.UPGRADE, "websocket");
+        writeStatus(HttpStatus.UPGRADE_REQUIRED_426, "Upgrade Required: this resource is a WebSocket", false, false);
+    }
+
     private void bodyFailed(Throwable t) {
         if (!response.isCommitted()) {
             response.reset();
@@ -252,7 +279,7 @@ final class Exchange implements Runnable, Callback {
             return;
         }
         int s = (int) STATE.getVolatile(this);
-        if ((s & (TIMED_OUT | ABANDONED)) != 0 && interrupted(t)) {
+        if ((s & (TIMED_OUT | ABANDONED)) != 0 && (interrupted(t) || bodyFailure != null)) {
             LOG.debug("{} {}: the handler ended by interrupt after its request {}", request.getMethod(), path(),
                     (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
         } else {

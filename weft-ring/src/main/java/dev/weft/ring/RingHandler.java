@@ -78,6 +78,7 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
     private volatile long lostInDrain;
     final long readTimeoutNanos;
     private final ReadDeadlines readDeadlines;
+    volatile WebSockets webSockets;
 
     /**
      * A handler serving {@code handler}.
@@ -224,6 +225,32 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
         }
     }
 
+    /**
+     * Serves WebSockets on {@code server} (Ring's WebSocket spec): a response map with
+     * {@code :ring.websocket/listener} to a WebSocket upgrade request upgrades the connection. Call
+     * before the server starts.
+     *
+     * @param listenerCaller     calls a listener that is not a map:
+     *                           {@code (fn ([listener] valid?) ([listener event socket a b]))}, in weft
+     *                           the function over ring-core's {@code ring.websocket.protocols/Listener},
+     *                           or null when ring-core is absent (then listeners must be maps)
+     * @param idleTimeout        closes a socket idle this long
+     * @param maxMessageBytes    the largest text or binary message; a larger one closes the socket
+     *                           with 1009 (message too big)
+     */
+    public void enableWebSockets(org.eclipse.jetty.server.Server server, IFn listenerCaller, Duration idleTimeout,
+                                 long maxMessageBytes) {
+        WebSockets ws = new WebSockets(threads, listenerCaller, idleTimeout, maxMessageBytes);
+        ws.install(server);
+        webSockets = ws;
+    }
+
+    /** WebSockets open now (0 when WebSockets are not enabled). */
+    public int openWebSockets() {
+        WebSockets ws = webSockets;
+        return ws == null ? 0 : ws.openCount();
+    }
+
     /** The limiter bounding requests in flight, or null. */
     /** The limiter bounding requests in flight, or null. */
     public Limiter limiter() {
@@ -234,6 +261,10 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
     public CompletableFuture<Void> shutdown() {
         if (!shutdown.isShutdown()) {
             lostBeforeDrain = lost.sum();
+        }
+        WebSockets ws = webSockets;
+        if (ws != null) {
+            ws.closeAll(); // a drain waits for requests, not for sockets that stay open for ever
         }
         return shutdown.shutdown();
     }

@@ -22,6 +22,8 @@ public final class RingResponse {
     static final Keyword STATUS = Keyword.intern("status");
     static final Keyword HEADERS = Keyword.intern("headers");
     static final Keyword BODY = Keyword.intern("body");
+    static final Keyword WS_LISTENER = Keyword.intern("ring.websocket", "listener");
+    static final Keyword WS_PROTOCOL = Keyword.intern("ring.websocket", "protocol");
 
     private RingResponse() {
     }
@@ -53,6 +55,31 @@ public final class RingResponse {
             }
         }
         return get(lookup, ring, BODY);
+    }
+
+    /** The {@code :ring.websocket/listener} of a response map, or null (for anything else too). */
+    static Object webSocketListener(Object ring) {
+        return ring instanceof ILookup l ? l.valAt(WS_LISTENER) : null;
+    }
+
+    /** The {@code :ring.websocket/protocol} of a WebSocket response: the subprotocol to accept, or null. */
+    static String webSocketProtocol(Object ring) {
+        Object p = RT.get(ring, WS_PROTOCOL);
+        if (p != null && !(p instanceof String)) {
+            throw new IllegalArgumentException("the response's :ring.websocket/protocol is " + describe(p)
+                    + "; it must be the name of the subprotocol to accept, a string");
+        }
+        return (String) p;
+    }
+
+    /** Refuses a WebSocket listener that is neither a map nor a ring-core Listener. */
+    static void checkListener(Object listener, WebSockets ws) {
+        if (RingWebSocket.isPlainMap(listener) || ws.acceptsListener(listener)) {
+            return;
+        }
+        throw new IllegalArgumentException("the response's :ring.websocket/listener is " + describe(listener)
+                + "; it must be a map of :on-open, :on-message, :on-pong, :on-error and :on-close functions,"
+                + " or (with ring-core on the class path) satisfy ring.websocket.protocols/Listener");
     }
 
     /** A key of a Clojure map through its ILookup, or of any other java.util.Map. */
