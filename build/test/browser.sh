@@ -1,6 +1,6 @@
 # Tier "browser": the tests that drive a real headless Chromium (JUnit tag "browser", which the
-# default test run leaves out): weft-test-browser's own harness test and the lab's report rendered
-# as people see it. Runs once, on the launcher's JDK (the build JDK, 25). Sourced by ./weft test
+# default test run leaves out): weft-test-browser's own harness test, the lab's report rendered
+# as people see it, and weft-ring's WebSocket talking to a real browser. Runs once, on the launcher's JDK (the build JDK, 25). Sourced by ./weft test
 # (see doc/testing.md). A fresh machine has no Chromium: Debian's package is installed here.
 if [ -z "${WEFT_CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1; then
   say "installing Debian's chromium package with apt-get (the browser tests drive it)"
@@ -14,11 +14,11 @@ fi
 ensure_built
 marker=$(new_marker)
 set +e
-maven -pl weft-test-browser,weft-lab surefire:test -Dgroups=browser -Dweft.test.excludedGroups=none
+maven -pl weft-test-browser,weft-lab,weft-ring surefire:test -Dgroups=browser -Dweft.test.excludedGroups=none
 status=$?
 set -e
 failed=0
-for m in weft-test-browser weft-lab; do
+for m in weft-test-browser weft-lab weft-ring; do
   read -r p f < <(count_tests "$marker" "$ROOT/$m")
   if [ $((p + f)) -gt 0 ]; then test_report "$m (browser), JDK $JDK_MAJOR" "$p" "$f"; fi
   failed=$((failed + f))

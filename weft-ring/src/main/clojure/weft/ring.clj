@@ -36,15 +36,21 @@
   `:max-body-bytes`. A body that fails while the handler reads it is the client's fault:
   413 when a chunked body grows past `:max-body-bytes`, 400 when it is malformed, 408 when
   the client stops sending it (the handler's read throws; whatever it does then, the
-  request is answered with that status and Connection: close). Clients idle longer than `:idle-timeout-ms` are closed; slow
+  request is answered with that status and Connection: close). Clients idle longer than `:idle-timeout` are closed; slow
   or stuck clients hold a connection, never a thread, so they do not stall the others."
-  (:require [weft.ring.impl.websocket :as websocket]
+  (:require [weft.impl :as impl]
+            [weft.impl.options :as options]
+            [weft.ring.impl.websocket :as websocket]
             [weft.ring.protocols :as protocols])
   (:import (dev.weft.limit Limiter)
-           (dev.weft.ring RingConnector RingHandler)
+           (dev.weft.ring RingConnector RingHandler Tls)
+           (java.nio.file Path)
+           (org.eclipse.jetty.alpn.server ALPNServerConnectionFactory)
+           (org.eclipse.jetty.http2.server HTTP2CServerConnectionFactory HTTP2ServerConnectionFactory)
            (java.time Duration)
            (java.util.concurrent TimeoutException)
-           (org.eclipse.jetty.server ConnectionFactory HttpConfiguration HttpConnectionFactory Server)
+           (org.eclipse.jetty.server ConnectionFactory HttpConfiguration HttpConnectionFactory
+                                     SecureRequestCustomizer Server SslConnectionFactory)
            (org.eclipse.jetty.server.handler ErrorHandler)
            (org.eclipse.jetty.util.thread QueuedThreadPool)))
 
@@ -55,158 +61,173 @@
   defaults) and the callbacks of finished writes. Requests never run on it."
   16)
 
-(def ^:private defaults
-  {:port 8080
-   :host nil
-   :async? false
-   :max-in-flight nil
-   :queue-timeout-ms nil
-   :retry-after-s 1
-   :request-timeout-ms nil
-   :backlog 1024
-   :idle-timeout-ms 30000
-   :request-read-timeout 30000
-   :websocket-idle-timeout 30000
-   :websocket-max-message-bytes (* 1024 1024)
-   :max-header-bytes 8192
-   :max-body-bytes (* 10 1024 1024)
-   :acceptors nil
-   :selectors nil})
+(defn- pos-duration?
+  [x]
+  (and (options/duration? x) (pos? (if (instance? Duration x) (.toNanos ^Duration x) (double x)))))
 
-(defn- int-in [lo hi] (fn [v] (and (int? v) (<= lo v hi))))
-(defn- duration-or-nil [v]
-  (or (nil? v) (and (int? v) (pos? v))
-      (and (instance? Duration v) (not (.isNegative ^Duration v)) (not (.isZero ^Duration v)))))
-(defn- ->duration ^Duration [v] (cond (nil? v) nil (instance? Duration v) v :else (Duration/ofMillis (long v))))
-(defn- pos-int-or-nil [v] (or (nil? v) (and (int? v) (pos? v))))
+(def ^:private pos-duration
+  {:valid? pos-duration?
+   :must-be "a positive number of milliseconds or a positive java.time.Duration"
+   :coerce #(impl/duration "duration" %)
+   :unit "ms or a java.time.Duration"})
 
-(def ^:private checks
-  "Option -> [valid? what-it-must-be]."
-  {:port [(int-in 0 65535) "an integer from 0 to 65535 (0 picks a free port)"]
-   :host [#(or (nil? %) (string? %)) "a host name or address string, e.g. \"127.0.0.1\", or nil for every interface"]
-   :async? [boolean? "true or false"]
-   :max-in-flight [pos-int-or-nil "a positive integer, or nil for no limit"]
-   :max-queued [#(and (int? %) (<= 0 %)) "an integer >= 0"]
-   :queue-timeout-ms [pos-int-or-nil "a positive number of milliseconds, or nil to wait as long as it takes"]
-   :retry-after-s [#(and (int? %) (<= 0 %)) "a number of seconds >= 0"]
-   :request-timeout-ms [pos-int-or-nil "a positive number of milliseconds, or nil for no timeout"]
-   :backlog [(int-in 1 Integer/MAX_VALUE) "a positive integer (the OS caps it at net.core.somaxconn)"]
-   :idle-timeout-ms [(int-in 1 Integer/MAX_VALUE) "a positive number of milliseconds"]
-   :request-read-timeout [duration-or-nil "a positive java.time.Duration or number of milliseconds, or nil for no deadline"]
-   :websocket-idle-timeout [#(and (some? %) (duration-or-nil %)) "a positive java.time.Duration or number of milliseconds"]
-   :websocket-max-message-bytes [(int-in 1 Integer/MAX_VALUE) "a positive number of bytes"]
-   :max-header-bytes [(int-in 256 Integer/MAX_VALUE) "an integer >= 256"]
-   :max-body-bytes [pos-int-or-nil "a positive integer, or nil for no limit"]
-   :acceptors [#(or (nil? %) ((int-in 1 64) %)) "an integer from 1 to 64, or nil for Jetty's default"]
-   :selectors [#(or (nil? %) ((int-in 1 256) %)) "an integer from 1 to 256, or nil for Jetty's default"]})
+(defn- int-in [lo hi what]
+  {:valid? #(and (integer? %) (<= lo % hi)) :must-be what :coerce int})
 
-(defn- check-options [opts]
-  (when-not (map? opts)
-    (throw (ex-info (str "weft.ring/run-server: options must be a map, e.g. {:port 8080}; got " (pr-str opts))
-                    {:options opts})))
-  (doseq [k (keys opts)
-          :when (and (keyword? k) (nil? (namespace k)) (not (contains? checks k)))]
-    (throw (ex-info (str "weft.ring/run-server: unknown option " k "; the options are "
-                         (apply str (interpose ", " (sort (keys checks)))))
-                    {:option k})))
-  (doseq [[k [valid? what]] checks
-          :when (contains? opts k)
-          :let [v (get opts k)]
-          :when (not (valid? v))]
-    (throw (ex-info (str "weft.ring/run-server: " k " must be " what "; got " (pr-str v))
-                    {:option k :value v})))
-  (when (and (contains? opts :max-queued) (nil? (:max-in-flight opts)))
-    (throw (ex-info "weft.ring/run-server: :max-queued needs :max-in-flight (the queue is for requests beyond it)"
-                    {:option :max-queued})))
-  opts)
+(def ^:private server-options
+  (options/spec
+   "weft.ring/run-server"
+   [{:key :port :doc "port to listen on; 0 picks a free one, (:port server) tells which" :default 8080
+     :nilable? false :valid? #(and (integer? %) (<= 0 % 65535)) :must-be "an integer from 0 to 65535 (0 picks a free port)"}
+    {:key :host :type :string :doc "interface to listen on, e.g. \"127.0.0.1\"" :default-doc "every interface"}
+    {:key :async? :type :boolean :doc "call the handler's 3-arity form (request respond raise)" :default false}
+    {:key :max-concurrency :type :pos-int :aliases [:max-in-flight]
+     :doc "most requests handled at once; more wait for a turn (see :max-waiting)" :default-doc "no cap"}
+    {:key :max-waiting :type :nat-int :aliases [:max-queued]
+     :requires [:max-concurrency "the wait is for a turn under it"]
+     :doc "most requests waiting for a turn beyond :max-concurrency; more get 503 at once"
+     :default-doc "as many as :max-concurrency"}
+    (merge pos-duration {:key :max-wait :aliases [:queue-timeout-ms]
+                         :doc "longest a request waits for its turn, then 503" :default-doc "as long as it takes"})
+    {:key :retry-after :type :duration :aliases {:retry-after-s #(* 1000 %)}
+     :doc "Retry-After of the 503s sent when the server is full or stopping, sent in whole seconds rounded up"
+     :default 1000}
+    (merge pos-duration {:key :request-timeout :aliases [:request-timeout-ms]
+                         :doc "longest a request waits for its handler's response, counted from its arrival; then 503, and the handler thread is interrupted"
+                         :default-doc "none"})
+    (merge (int-in 1 Integer/MAX_VALUE "a positive integer (the OS caps it at net.core.somaxconn)")
+           {:key :backlog :default 1024
+            :doc "listen backlog, Jetty's accept queue (1024 is enough for 1,000 simultaneous connects)"})
+    (merge pos-duration {:key :idle-timeout :aliases [:idle-timeout-ms] :default 30000
+                         :doc "close a connection idle this long; a request whose handler is still working is never cut by it"})
+    (merge pos-duration {:key :request-read-timeout :default 30000
+                         :doc "longest a client may take to send a request's head, and a body its handler is reading, counted from the request's first byte; then 408 and a close (checked every quarter of it, so the cut comes within 1.5 times it); nil for none"})
+    (merge (int-in 256 Integer/MAX_VALUE "an integer, 256 or more")
+           {:key :max-header-bytes :default 8192 :doc "largest request line and headers; more gets 431"})
+    (merge (int-in 1 Integer/MAX_VALUE "a positive integer")
+           {:key :max-body-bytes :default (* 10 1024 1024) :nilable? true
+            :doc "largest request body; more gets 413 (10 MiB by default; nil for no limit)"})
+    (merge (int-in 1 64 "an integer from 1 to 64") {:key :acceptors :doc "acceptor threads" :default-doc "Jetty's (1 below 16 cores)"})
+    (merge (int-in 1 256 "an integer from 1 to 256") {:key :selectors :doc "selector threads" :default-doc "Jetty's (half the cores, up to 4)"})
+    (merge pos-duration {:key :websocket-idle-timeout :default 30000 :doc "close a WebSocket idle this long"})
+    (merge (int-in 1 Integer/MAX_VALUE "a positive number of bytes")
+           {:key :websocket-max-message-bytes :default (* 1024 1024)
+            :doc "largest WebSocket message; a larger one closes the socket with 1009"})
+    {:key :ssl-port :valid? #(and (integer? %) (<= 0 % 65535)) :must-be "an integer from 0 to 65535 (0 picks a free port)"
+     :doc "also serve TLS (1.3 and 1.2 only) on this port, with :keystore or :ssl-cert and :ssl-key; (:ssl-port server) tells which"
+     :default-doc "no TLS"}
+    {:key :keystore :type :string :doc "path of the key store (PKCS12 or JKS) holding the TLS key and certificate"}
+    {:key :keystore-type :type :string :doc "type of :keystore" :default "PKCS12"}
+    {:key :keystore-password :type :string :doc "password of :keystore"}
+    {:key :key-password :type :string :doc "password of the key in :keystore, when it differs from the store's"}
+    {:key :ssl-cert :type :string :doc "path of a PEM certificate chain (instead of :keystore)"}
+    {:key :ssl-key :type :string :doc "path of the unencrypted PKCS#8 PEM private key that goes with :ssl-cert"}
+    {:key :http2? :type :boolean :default false
+     :doc "also speak HTTP/2: h2 over TLS (ALPN) on :ssl-port and h2c (prior knowledge or Upgrade) on :port"}]
+   {:exclusive [[:keystore :ssl-cert "a key store, or PEM files"]]
+    :example "{:port 8080}"}))
 
-(defn- limiter ^Limiter [{:keys [max-in-flight max-queued queue-timeout-ms]}]
-  (when max-in-flight
-    (let [b (.maxWaiting (Limiter/builder "ring" (int max-in-flight)) (int (or max-queued max-in-flight)))]
-      (when queue-timeout-ms
-        (.maxWait b (Duration/ofMillis queue-timeout-ms)))
+(defn- limiter ^Limiter [{:keys [max-concurrency max-waiting max-wait]}]
+  (when max-concurrency
+    (let [b (.maxWaiting (Limiter/builder "ring" (int max-concurrency)) (int (or max-waiting max-concurrency)))]
+      (when max-wait
+        (.maxWait b ^Duration max-wait))
       (.build b))))
+
+(defn- retry-after-seconds
+  "Whole seconds, rounded up: Retry-After has no fractions."
+  [^Duration d]
+  (int (Math/ceil (/ (.toNanos d) 1e9))))
+
+(defn- path ^Path [^String p] (Path/of p (make-array String 0)))
+
+(defn- tls ^Tls [{:keys [ssl-port keystore keystore-type keystore-password key-password ssl-cert ssl-key]}]
+  (let [fail #(throw (options/error "weft.ring/run-server" % {:option :ssl-port}))]
+    (cond
+      (and (nil? ssl-port) (or keystore ssl-cert ssl-key))
+      (fail "TLS files were given without :ssl-port; add :ssl-port (e.g. 8443) to serve TLS")
+      (nil? ssl-port) nil
+      keystore (Tls/keyStore (path keystore) keystore-type keystore-password key-password)
+      (and ssl-cert ssl-key) (Tls/pem (path ssl-cert) (path ssl-key))
+      :else (fail ":ssl-port needs a key and certificate: :keystore (with :keystore-password), or :ssl-cert and :ssl-key (PEM files)"))))
+
+(defn- factories
+  "The connection factories of a connector, outermost first."
+  [^HttpConfiguration config http2? ^Tls tls]
+  (let [http1 (HttpConnectionFactory. config)]
+    (cond
+      (and tls http2?) [(SslConnectionFactory. (.contextFactory tls) "alpn")
+                        (doto (ALPNServerConnectionFactory. ^"[Ljava.lang.String;" (into-array String ["h2" "http/1.1"]))
+                          (.setDefaultProtocol "http/1.1"))
+                        (HTTP2ServerConnectionFactory. config)
+                        http1]
+      tls [(SslConnectionFactory. (.contextFactory tls) "http/1.1") http1]
+      http2? [http1 (HTTP2CServerConnectionFactory. config)]
+      :else [http1])))
+
+(defn- connector ^RingConnector [^Server server ^RingHandler handler {:keys [host backlog ^Duration idle-timeout acceptors selectors]}
+                                 port factories]
+  (doto (RingConnector. server (int (or acceptors -1)) (int (or selectors -1)) handler
+                        ^"[Lorg.eclipse.jetty.server.ConnectionFactory;" (into-array ConnectionFactory factories))
+    (.setHost host)
+    (.setPort (int port))
+    (.setAcceptQueueSize (int backlog))
+    (.setIdleTimeout (.toMillis idle-timeout))))
 
 (declare stop-server)
 
-(defrecord RingServer [port host ^Server jetty ^RingHandler handler]
+(defrecord RingServer [port ssl-port host ^Server jetty ^RingHandler handler ^Tls tls]
   java.lang.AutoCloseable
   (close [this]
     (stop-server this)))
 
 (defn run-server
   "Starts a Jetty server that serves the Ring handler `handler` and returns it, a map with
-  `:port` (the port it listens on), `:host`, `:jetty` (the org.eclipse.jetty.server.Server,
-  for what weft does not cover) and `:handler` (its dev.weft.ring.RingHandler). Every call
-  of the handler runs on a virtual thread; the server is ready when this returns.
+  `:port` (the port it listens on), `:ssl-port` (the TLS port, or nil), `:host`, `:jetty`
+  (the org.eclipse.jetty.server.Server, for what weft does not cover) and `:handler` (its
+  dev.weft.ring.RingHandler). Every call of the handler runs on a virtual thread (with
+  HTTP/2, every stream's); the server is ready when this returns.
 
-  Options (all optional):
-    :port               port to listen on (default 8080; 0 picks a free port)
-    :host               interface to listen on (default nil: every interface)
-    :async?             call the handler's 3-arity form (request respond raise) (default false)
-    :max-in-flight      most requests handled at once; nil (default) for no limit
-    :max-queued         most requests waiting for a turn beyond :max-in-flight
-                        (default: as many as :max-in-flight); more get 503 at once
-    :queue-timeout-ms   longest a request waits for its turn, then 503 (default: no limit)
-    :retry-after-s      Retry-After of those 503s, in seconds (default 1)
-    :request-timeout-ms longest a request waits for its handler's response, counted from
-                        its arrival; then it gets 503 and the handler thread is interrupted
-                        (default: no limit)
-    :backlog            listen backlog, Jetty's accept queue size (default 1024, enough for
-                        1,000 simultaneous connects; the OS caps it at net.core.somaxconn)
-    :idle-timeout-ms    close a connection idle this long (default 30000); a request whose
-                        handler is still working is never cut by it
-    :request-read-timeout  the longest a client may take to send a request's head, and the
-                        body its handler is reading, counted from the request's first byte:
-                        then 408 and the connection is closed (checked every quarter of it,
-                        so the cut comes within 1.5 times it). A java.time.Duration or a
-                        number of milliseconds (default 30000; nil: no deadline)
-    :websocket-idle-timeout  close a WebSocket idle this long; a Duration or milliseconds
-                        (default 30000)
-    :websocket-max-message-bytes  largest WebSocket message; a larger one closes the socket
-                        with 1009 (default 1 MiB)
-    :max-header-bytes   largest request line and headers; more gets 431 (default 8192)
-    :max-body-bytes     largest request body; more gets 413 (default 10 MiB; nil: no limit)
-    :acceptors          acceptor threads (default: Jetty's, 1 below 16 cores)
-    :selectors          selector threads (default: Jetty's, half the cores up to 4)
+  TLS: `:ssl-port` with `:keystore` (and `:keystore-password`) or `:ssl-cert` and `:ssl-key`
+  (PEM) serves TLS 1.3 and 1.2 next to the plain port; `reload-ssl!` swaps in a renewed
+  certificate without a restart. HTTP/2: `:http2? true` adds h2 (ALPN) on the TLS port and
+  h2c on the plain one; requests then say `:protocol \"HTTP/2\"`.
 
   Unknown unqualified keys are refused (a typo would silently change nothing);
   namespaced keys are ignored, so an application may keep its own settings in the map.
-  Throws ex-info naming the option and what it must be, or naming the address when the
-  port cannot be bound."
+  A bad option throws dev.weft.clj.InvalidOptionException naming it and what it must be;
+  a port that cannot be bound throws ex-info naming the address."
   [handler opts]
   (when-not (ifn? handler)
     (throw (ex-info (str "weft.ring/run-server: the handler must be a function of a request map; got "
                          (pr-str (type handler)))
                     {:handler handler})))
-  (let [opts (merge defaults (check-options opts))
-        {:keys [port host async? request-timeout-ms retry-after-s backlog idle-timeout-ms
-                max-header-bytes max-body-bytes acceptors selectors request-read-timeout
-                websocket-idle-timeout websocket-max-message-bytes]} opts
+  (let [opts (options/check server-options opts)
+        {:keys [port ssl-port host async? request-timeout retry-after max-header-bytes max-body-bytes
+                request-read-timeout websocket-idle-timeout websocket-max-message-bytes http2?]} opts
+        tls (tls opts)
         pool (doto (QueuedThreadPool. (int jetty-threads) 4)
                (.setName "weft-ring-jetty"))
         server (Server. pool)
-        ring-handler (RingHandler. handler (boolean async?) (limiter opts)
-                                   (some-> request-timeout-ms Duration/ofMillis)
-                                   (int retry-after-s) (long (or max-body-bytes -1))
-                                   #'protocols/write-body-to-stream
-                                   (->duration request-read-timeout))
+        ring-handler (RingHandler. handler (boolean async?) (limiter opts) request-timeout
+                                   (retry-after-seconds retry-after) (long (or max-body-bytes -1))
+                                   #'protocols/write-body-to-stream request-read-timeout)
         config (doto (HttpConfiguration.)
                  (.setRequestHeaderSize (int max-header-bytes))
                  (.setSendServerVersion false)
                  (.setSendXPoweredBy false))
-        connector (doto (RingConnector. server (int (or acceptors -1)) (int (or selectors -1)) ring-handler
-                                        ^"[Lorg.eclipse.jetty.server.ConnectionFactory;"
-                                        (into-array ConnectionFactory [(HttpConnectionFactory. config)]))
-                    (.setHost host)
-                    (.setPort (int port))
-                    (.setAcceptQueueSize (int backlog))
-                    (.setIdleTimeout (long idle-timeout-ms)))]
+        plain (connector server ring-handler opts port (factories config http2? nil))
+        secure (when tls
+                 (let [https (doto (HttpConfiguration. config)
+                               ;; :scheme :https; no SNI check: a client may reach the server by IP.
+                               (.addCustomizer (SecureRequestCustomizer. false false -1 false)))]
+                   (connector server ring-handler opts ssl-port (factories https http2? tls))))]
     ;; Jetty reads, parses and handles each request on a new virtual thread of the handler's.
     (.setVirtualThreadsExecutor pool (.virtualThreads ring-handler))
-    (.addConnector server connector)
+    (.addConnector server plain)
+    (when secure (.addConnector server secure))
     (.setHandler server ring-handler)
-    (.enableWebSockets ring-handler server (websocket/listener-caller) (->duration websocket-idle-timeout)
+    (.enableWebSockets ring-handler server (websocket/listener-caller) websocket-idle-timeout
                        (long websocket-max-message-bytes))
     (.setErrorHandler server (doto (ErrorHandler.)
                               (.setShowStacks false)
@@ -216,42 +237,44 @@
       (.start server)
       (catch Exception e
         (try (.stop server) (catch Exception stop-failure (.addSuppressed e stop-failure)))
-        (let [address (str (or host "0.0.0.0") ":" port)]
+        (let [address (str (or host "0.0.0.0") ":" port (when ssl-port (str " and " ssl-port " (TLS)")))]
           (throw (if (some #(instance? java.net.BindException %) (take-while some? (iterate ex-cause e)))
                    (ex-info (str "weft.ring/run-server: cannot listen on " address ": " (ex-message e)
                                  "; choose another :port, or 0 for a free one")
-                            {:host host :port port} e)
+                            {:host host :port port :ssl-port ssl-port} e)
                    (ex-info (str "weft.ring/run-server: the server did not start on " address ": " (ex-message e))
-                            {:host host :port port} e))))))
-    (->RingServer (.getLocalPort connector) host server ring-handler)))
+                            {:host host :port port :ssl-port ssl-port} e))))))
+    (->RingServer (.getLocalPort plain) (some-> secure .getLocalPort) host server ring-handler tls)))
+
+(options/document! #'run-server server-options)
+
+(def ^:private stop-options
+  (options/spec "weft.ring/stop-server"
+                [{:key :timeout :type :duration :aliases [:timeout-ms] :default 30000
+                  :doc "how long to wait for the requests in flight; 0 abandons them at once"}]
+                {:example "{:timeout 30000}"}))
 
 (defn stop-server
   "Stops `server` gracefully and returns true when every request in flight finished and
   its response was written.
 
   It stops accepting connections at once; requests arriving on connections still open get
-  503 with Connection: close; the requests in flight get up to `:timeout-ms` to finish
-  and be written (their connections stay open that long; idle connections close within a
-  second), and each response written during the drain closes its connection. Then every
-  connection is closed. Requests still in flight at that point are abandoned (their
-  handler threads are interrupted), and the result is false. A response that could not be
-  written during the drain (the client went away, say) is lost: the result is false too.
-  `stats` tells which (`:abandoned`, `:lost`). Concurrent and repeated calls wait for the
-  first to finish and return its result.
-
-  Options:
-    :timeout-ms  how long to wait for the requests in flight (default 30000; 0 abandons
-                 them at once)"
+  503 with Connection: close; the requests in flight get up to `:timeout` to finish and be
+  written (their connections stay open that long; idle connections close within a second),
+  and each response written during the drain closes its connection. Open WebSockets are
+  closed with 1001. Then every connection is closed. Requests still in flight at that point
+  are abandoned (their handler threads are interrupted), and the result is false. A
+  response that could not be written during the drain (the client went away, say) is lost:
+  the result is false too. `stats` tells which (`:abandoned`, `:lost`). Concurrent and
+  repeated calls wait for the first to finish and return its result."
   ([server] (stop-server server {}))
-  ([server {:keys [timeout-ms] :or {timeout-ms 30000} :as opts}]
-   (when-not (and (int? timeout-ms) (<= 0 timeout-ms))
-     (throw (ex-info (str "weft.ring/stop-server: :timeout-ms must be an integer >= 0; got " (pr-str timeout-ms))
-                     {:options opts})))
-   (let [^Server jetty (:jetty server)
+  ([server opts]
+   (let [{:keys [^Duration timeout]} (options/check stop-options opts)
+         ^Server jetty (:jetty server)
          ^RingHandler handler (:handler server)]
      (locking jetty
        (when-not (.isStopped jetty)
-         (.setStopTimeout jetty (long timeout-ms))
+         (.setStopTimeout jetty (.toMillis timeout))
          (try
            (.stop jetty)
            (catch Exception e
@@ -261,10 +284,25 @@
                (throw e)))))
        (and (zero? (.abandoned handler)) (zero? (.lostInDrain handler)))))))
 
+(options/document! #'stop-server stop-options)
+
+(defn reload-ssl!
+  "Reads the TLS key and certificate of `server` again, from the :keystore or the :ssl-cert
+  and :ssl-key files it was started with, and uses them for every new TLS handshake: a
+  renewed certificate without a restart. Connections already open keep theirs; no request
+  fails. Returns true. Throws (and the server keeps its current certificate) when the files
+  cannot be read, or when the server has no TLS."
+  [server]
+  (let [^Tls tls (:tls server)]
+    (when-not tls
+      (throw (ex-info "weft.ring/reload-ssl!: this server has no TLS; start it with :ssl-port and a key" {})))
+    (.reload tls)
+    true))
+
 (defn stats
   "What `server` is doing now, as a map:
     :in-flight  requests let in and not yet finished (answered, and their handler returned)
-    :waiting    requests waiting for a turn under :max-in-flight (0 without a limit)
+    :waiting    requests waiting for a turn under :max-concurrency (0 without a cap)
     :rejected   requests answered 503 because the server was full, since it started
     :abandoned  requests cut off by the last stop (see `stop-server`)
     :lost       responses that could not be written since the server started (the client

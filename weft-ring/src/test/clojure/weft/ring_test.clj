@@ -266,16 +266,35 @@
 
 (deftest options-are-checked
   (let [msg (fn [opts] (try (ring/run-server identity opts) nil
-                            (catch clojure.lang.ExceptionInfo e (ex-message e))))]
+                            (catch dev.weft.clj.InvalidOptionException e (ex-message e))))]
     (is (= "weft.ring/run-server: :port must be an integer from 0 to 65535 (0 picks a free port); got \"80\""
            (msg {:port "80"})))
     (is (str/starts-with? (msg {:port 0 :max-inflight 10})
-                          "weft.ring/run-server: unknown option :max-inflight; the options are :acceptors,"))
-    (is (str/includes? (msg {:port 0 :max-queued 3}) ":max-queued needs :max-in-flight"))
-    (is (str/includes? (msg {:port 0 :max-in-flight 0}) ":max-in-flight must be a positive integer"))
+                          "weft.ring/run-server: unknown option :max-inflight"))
+    (is (str/includes? (msg {:port 0 :max-waiting 3}) ":max-waiting needs :max-concurrency"))
+    (is (str/includes? (msg {:port 0 :max-queued 3}) ":max-waiting needs :max-concurrency")
+        "a deprecated name is checked under its new one")
+    (is (str/includes? (msg {:port 0 :max-concurrency 0}) ":max-concurrency must be a positive integer"))
+    (is (str/includes? (msg {:port 0 :max-in-flight 0}) ":max-concurrency must be a positive integer"))
+    (is (str/includes? (msg {:port 0 :max-in-flight 1 :max-concurrency 1}) "both :max-in-flight and :max-concurrency"))
     (is (str/includes? (msg {:port 0 :backlog -1}) ":backlog must be a positive integer"))
+    (is (str/includes? (msg {:port 0 :idle-timeout -5}) ":idle-timeout must be a positive number of milliseconds"))
+    (is (str/includes? (msg {:port 0 :ssl-port 0}) ":ssl-port needs a key and certificate"))
+    (is (str/includes? (msg {:port 0 :keystore "k.p12"}) "without :ssl-port"))
     (is (str/includes? (msg 8080) "options must be a map"))
     (is (nil? (msg {:port 0 :host "127.0.0.1" :my.app/setting 1})) "namespaced keys are the application's"))
+  (testing "stop-server's options are checked too"
+    (with-server [s (fn [_] {:status 200}) {}]
+      (is (thrown-with-msg? dev.weft.clj.InvalidOptionException #":timeout must be"
+                            (ring/stop-server s {:timeout -1})))))
+  (testing "deprecated names still work: durations in ms, Retry-After in seconds"
+    (with-server [s (fn [_] (Thread/sleep 300) {:status 200 :headers {} :body "late"})
+                  {:request-timeout-ms 50 :retry-after-s 3 :idle-timeout-ms 5000}]
+      (let [r (http/http (:port s) "GET" "/")]
+        (is (= 503 (:status r)) "the request timeout of 50 ms applied")))
+    (with-server [s (fn [_] (Thread/sleep 300) {:status 200 :headers {} :body "late"})
+                  {:request-timeout (java.time.Duration/ofMillis 50)}]
+      (is (= 503 (:status (http/http (:port s) "GET" "/"))) "and the new name takes a Duration")))
   (is (thrown-with-msg? clojure.lang.ExceptionInfo #"the handler must be a function"
                         (ring/run-server "not a fn" {:port 0})))
   (testing "a port in use is named, with the fix"

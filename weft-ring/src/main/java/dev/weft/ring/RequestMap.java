@@ -19,7 +19,7 @@ import org.eclipse.jetty.server.Request;
  * <p>Keys: {@code :server-port} (Integer), {@code :server-name}, {@code :remote-addr}, {@code :uri}
  * (the raw, still percent-encoded path), {@code :query-string} (nil when the URI has none),
  * {@code :scheme} ({@code :http} or {@code :https}), {@code :request-method} (a lowercase keyword),
- * {@code :protocol} (e.g. {@code "HTTP/1.1"}), {@code :headers} and {@code :body} (an InputStream,
+ * {@code :protocol} ({@code "HTTP/1.1"}, or {@code "HTTP/2"}), {@code :headers} and {@code :body} (an InputStream,
  * empty when the request has no content). The deprecated keys {@code :content-type},
  * {@code :content-length} and {@code :character-encoding} are left out; their values are in
  * {@code :headers}.
@@ -73,9 +73,15 @@ final class RequestMap {
                 QUERY_STRING, uri.getQuery(),
                 SCHEME, request.isSecure() ? HTTPS : HTTP,
                 REQUEST_METHOD, method(request.getMethod()),
-                PROTOCOL, request.getConnectionMetaData().getProtocol(),
+                PROTOCOL, protocol(request),
                 HEADERS, headers(request.getHeaders()),
                 BODY, body});
+    }
+
+    /** "HTTP/1.1", "HTTP/1.0", or "HTTP/2" (not Jetty's "HTTP/2.0": the protocol has no minor version). */
+    static String protocol(Request request) {
+        var meta = request.getConnectionMetaData();
+        return meta.getHttpVersion() == org.eclipse.jetty.http.HttpVersion.HTTP_2 ? "HTTP/2" : meta.getProtocol();
     }
 
     /** The lowercase keyword of an HTTP method, without interning the common ones again. */
