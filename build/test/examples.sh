@@ -12,7 +12,10 @@ step() { say "examples: $1 ($((SECONDS - tier_start)) s)"; }
 
 case $(maven_version "$MVN") in
   3.9*|3.[1-9][0-9]*|[4-9].*) ;;
-  *) MVN=$(fetch_maven) ;;
+  *) maven_home="${WEFT_CACHE:-$HOME/.cache/weft}/apache-maven-$MAVEN_VERSION"
+     [ -x "$maven_home/bin/mvn" ] || fetch_maven "$maven_home" >/dev/null \
+       || { test_fail "examples" "needs Maven 3.9 ($MVN is $(maven_version "$MVN")), and Apache Maven $MAVEN_VERSION could not be fetched"; return 0; }
+     MVN="$maven_home/bin/mvn"; MVN_VERSION=$MAVEN_VERSION ;;
 esac
 
 # The local repository the build uses: -Dmaven.repo.local in MAVEN_OPTS or MAVEN_ARGS, else ~/.m2.
