@@ -58,7 +58,8 @@ public final class HtmlReport {
                 td.not-met{background:#fde2e4;color:#b00020;font-weight:700;white-space:nowrap}
                 td.not-judged{color:#666;white-space:nowrap}
                 .meta{color:#555} .failed{color:#b00020;font-weight:600} pre{background:#f6f6f6;padding:.8em;overflow:auto}
-                .verdict{border:2px solid #ccc;border-radius:6px;padding:.2em 1em;margin:1em 0}
+                .verdict{border:2px solid #ccc;border-radius:6px;padding:.2em 1em;margin:1em 0} .verdict h2{margin-top:.5em}
+                .spread{display:block;color:#666;font-size:.85em;white-space:normal}
                 .verdict.bad{border-color:#b00020} .verdict.good{border-color:#2e7d32}
                 svg{display:block;margin:.6em 0} svg text{font:12px system-ui,sans-serif}
                 .chart-title{font-weight:600;margin:1em 0 0}
@@ -105,6 +106,11 @@ public final class HtmlReport {
                         String cls = c.equals("met") ? "met" : c.equals("NOT met") ? "not-met" : "not-judged";
                         String mark = c.equals("met") ? "✓ " : c.equals("NOT met") ? "✗ " : "";
                         s.append("<td class=\"").append(cls).append("\">").append(mark).append(esc(c)).append("</td>");
+                    } else if (i == 2 && c.contains(" (")) {
+                        // the figure on one line, how it was taken below it, in smaller type
+                        int cut = c.indexOf(" (");
+                        s.append("<td class=\"fig\">").append(esc(c.substring(0, cut))).append("<span class=\"spread\">")
+                                .append(esc(c.substring(cut + 2, c.length() - 1))).append("</span></td>");
                     } else {
                         s.append(i >= 2 ? "<td class=\"fig\">" : "<td>").append(esc(c)).append("</td>");
                     }
@@ -247,8 +253,10 @@ public final class HtmlReport {
         s.append("<p class=\"chart-title\">").append(esc(title)).append("</p>\n");
         s.append(String.format(Locale.ROOT, "<svg class=\"chart\" data-kind=\"figures\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"%s\">%n",
                 WIDTH, height, esc(title)));
-        legend(s, labelWidth, plotX, anyEstimate, anyLimit ? limitWord : null, anyPublished);
-        ticks(s, scale, height);
+        boolean anyMeasured = variants.stream().anyMatch(v -> Variant.MEASURED.equals(v.kind()));
+        boolean anyRange = variants.stream().anyMatch(v -> v.publishedRange() != null);
+        legend(s, plotX, anyMeasured, anyEstimate, anyLimit ? limitWord : null, anyPublished && !anyRange, anyRange);
+        ticks(s, scale, height, TOP);
         for (int i = 0; i < variants.size(); i++) {
             Variant v = variants.get(i);
             double mid = TOP + i * ROW + ROW / 2.0;
@@ -289,14 +297,16 @@ public final class HtmlReport {
         int labelWidth = labelWidth(variants);
         int plotX = labelWidth + 10;
         Scale scale = Scale.linear(Math.max(1, max), plotX, WIDTH - plotX - FIGURES);
-        int height = TOP + variants.size() * ROW + AXIS;
+        // No legend: the title above says what the bars are.
+        int top = 8;
+        int height = top + variants.size() * ROW + AXIS;
         StringBuilder s = new StringBuilder("<p class=\"chart-title\">peak platform threads per variant, linear scale from 0</p>\n");
         s.append(String.format(Locale.ROOT, "<svg class=\"chart\" data-kind=\"threads\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"peak platform threads\">%n",
                 WIDTH, height));
-        ticks(s, scale, height);
+        ticks(s, scale, height, top);
         for (int i = 0; i < variants.size(); i++) {
             Variant v = variants.get(i);
-            double mid = TOP + i * ROW + ROW / 2.0;
+            double mid = top + i * ROW + ROW / 2.0;
             label(s, labelWidth, mid, v.name());
             double x0 = scale.x(0);
             double x1 = Math.max(x0 + 2, scale.x(v.peakPlatformThreads()));
@@ -306,6 +316,12 @@ public final class HtmlReport {
                     WIDTH - 8, mid, v.peakPlatformThreads()));
         }
         return s.append("</svg>\n").toString();
+    }
+
+    /** An axis label: the figure without trailing zeros (0.3, 1.2, 40, 1,500). */
+    static String tick(double v) {
+        String n = Table.number(v);
+        return n.contains(".") ? n.replaceAll("0+$", "").replaceAll("\\.$", "") : n;
     }
 
     private static String abbreviation(String kind) {
@@ -322,21 +338,23 @@ public final class HtmlReport {
                 labelWidth, mid, esc(name)));
     }
 
-    private static void ticks(StringBuilder s, Scale scale, int height) {
+    private static void ticks(StringBuilder s, Scale scale, int height, int top) {
         for (double tick : scale.ticks()) {
             double x = scale.x(tick);
-            s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>", x, TOP - 4, x, height - AXIS));
+            s.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>", x, top - 4, x, height - AXIS));
             s.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">%s</text>%n",
-                    x, height - AXIS + 16, esc(Table.number(tick))));
+                    x, height - AXIS + 16, esc(tick(tick))));
         }
     }
 
-    private static void legend(StringBuilder s, int labelWidth, int plotX, boolean estimates,
-                               String limitWord, boolean published) {
+    private static void legend(StringBuilder s, int plotX, boolean measured, boolean estimates, String limitWord,
+                               boolean published, boolean range) {
         int x = plotX;
-        s.append("<rect x=\"").append(x).append("\" y=\"8\" width=\"12\" height=\"12\" fill=\"#4c78a8\"/>")
-                .append("<text x=\"").append(x + 17).append("\" y=\"18\">measured</text>");
-        x += 85;
+        if (measured) {
+            s.append("<rect x=\"").append(x).append("\" y=\"8\" width=\"12\" height=\"12\" fill=\"#4c78a8\"/>")
+                    .append("<text x=\"").append(x + 17).append("\" y=\"18\">measured</text>");
+            x += 85;
+        }
         if (estimates) {
             s.append("<rect x=\"").append(x).append("\" y=\"8\" width=\"12\" height=\"12\" fill=\"url(#hatch)\" stroke=\"#4c78a8\"/>")
                     .append("<text x=\"").append(x + 17).append("\" y=\"18\">extrapolated / estimated</text>");
@@ -351,6 +369,11 @@ public final class HtmlReport {
             s.append("<polygon points=\"").append(x + 6).append(",8 ").append(x + 12).append(",14 ").append(x + 6)
                     .append(",20 ").append(x).append(",14\" fill=\"none\" stroke=\"#e45756\" stroke-width=\"2\"/>")
                     .append("<text x=\"").append(x + 17).append("\" y=\"18\">published</text>");
+            x += 95;
+        }
+        if (range) {
+            s.append("<rect x=\"").append(x).append("\" y=\"10\" width=\"24\" height=\"8\" fill=\"none\" stroke=\"#e45756\" stroke-width=\"2\"/>")
+                    .append("<text x=\"").append(x + 30).append("\" y=\"18\">published range</text>");
         }
         s.append('\n');
     }
