@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The ./weft launcher's own behaviour: finding a JDK and rejecting bad arguments. Only paths
- * that stop before building are exercised, so a test never starts a nested Maven build.
+ * that stop before building are exercised: a nested Maven starts only where it fails at once
+ * (an install that cannot reach any Maven repository).
  */
 class LauncherTest {
 
@@ -112,5 +113,28 @@ class LauncherTest {
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("./weft lab") || r.out().contains("lab "), r.out());
         assertTrue(r.out().contains("N passed, N failed"), r.out());
+    }
+
+    @Test
+    void installWithoutNetworkSaysSoInOneLine() throws Exception {
+        Path settings = Files.writeString(tmp.resolve("settings.xml"), "<settings><mirrors><mirror><id>nowhere</id>"
+                + "<mirrorOf>*</mirrorOf><url>http://127.0.0.1:9/maven2</url></mirror></mirrors></settings>");
+        Run r = weft(Map.of("JAVA_HOME", System.getProperty("java.home"), "MAVEN_OPTS", "", "MAVEN_ARGS", ""),
+                "install", "-Dmaven.repo.local=" + tmp.resolve("empty-repo"), "-s", settings.toString());
+        assertEquals(1, r.exit(), r.toString());
+        List<String> problems = r.err().lines().filter(l -> !l.startsWith("weft: using JDK") && !l.startsWith("weft: installing")
+                && !l.startsWith("weft: using Maven")).toList();
+        assertEquals(1, problems.size(), r.err());
+        assertTrue(problems.get(0).startsWith("weft: cannot download "), r.err());
+        assertTrue(problems.get(0).contains("from http://127.0.0.1:9/maven2 (Connection refused): no network access"), r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void installHelpNamesTheRepositoryRulesWithoutBuilding() throws Exception {
+        Run r = weft(Map.of("JAVA_HOME", System.getProperty("java.home")), "install", "--help");
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("-Dmaven.repo.local") && r.out().contains("MAVEN_ARGS"), r.out());
+        assertTrue(!r.err().contains("building"), r.err());
     }
 }

@@ -1,0 +1,126 @@
+package dev.weft.lab;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
+
+/**
+ * The repository's module layout, as users see it through Maven: weft-bom pins exactly the library
+ * modules, every library POM carries the metadata a repository needs, and weft-clj does not drag
+ * core.async along. (What Maven itself enforces, such as each module's weft.module.name, is not
+ * repeated here.)
+ */
+class LayoutTest {
+
+    private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+
+    private static Element pom(Path file) throws Exception {
+        return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file.toFile()).getDocumentElement();
+    }
+
+    /** The direct children of {@code e} named {@code name}. */
+    private static List<Element> children(Element e, String name) {
+        List<Element> out = new ArrayList<>();
+        for (Node n = e.getFirstChild(); n != null; n = n.getNextSibling()) {
+            if (n instanceof Element c && c.getTagName().equals(name)) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
+    private static Element child(Element e, String... path) {
+        Element at = e;
+        for (String name : path) {
+            List<Element> c = at == null ? List.of() : children(at, name);
+            at = c.isEmpty() ? null : c.get(0);
+        }
+        return at;
+    }
+
+    private static String text(Element e, String... path) {
+        Element c = child(e, path);
+        return c == null ? null : c.getTextContent().strip();
+    }
+
+    private static List<String> modules() throws Exception {
+        return children(child(pom(ROOT.resolve("pom.xml")), "modules"), "module").stream()
+                .map(m -> m.getTextContent().strip()).toList();
+    }
+
+    /** Reactor modules with sources that do not declare themselves internal (lab, bench, test harnesses). */
+    private static Set<String> libraryModules() throws Exception {
+        Set<String> libs = new TreeSet<>();
+        for (String m : modules()) {
+            if (Files.isDirectory(ROOT.resolve(m).resolve("src/main"))
+                    && !"true".equals(text(pom(ROOT.resolve(m).resolve("pom.xml")), "properties", "weft.internal"))) {
+                libs.add(m);
+            }
+        }
+        return libs;
+    }
+
+    @Test
+    void theBomPinsExactlyTheLibraryModulesAtWeftsVersion() throws Exception {
+        Element bom = pom(ROOT.resolve("weft-bom/pom.xml"));
+        Set<String> pinned = new TreeSet<>();
+        for (Element d : children(child(bom, "dependencyManagement", "dependencies"), "dependency")) {
+            assertEquals("dev.weft", text(d, "groupId"));
+            assertEquals("${project.version}", text(d, "version"), text(d, "artifactId"));
+            pinned.add(text(d, "artifactId"));
+        }
+        assertEquals(libraryModules(), pinned, "weft-bom/pom.xml must list every library module (one <dependency> each)"
+                + " and nothing else; a module that is not a library sets <weft.internal>true</weft.internal>");
+        assertTrue(pinned.containsAll(Set.of("weft-core", "weft-clj", "weft-async", "weft-ring", "weft-kotlin", "weft-junit",
+                "weft-audit", "weft-cli")), pinned.toString());
+        assertFalse(pinned.contains("weft-lab") || pinned.contains("weft-bench"), "the lab and the benchmarks are not libraries");
+        assertNull(child(bom, "parent"), "the BOM has no parent: weft-parent's third-party versions must not come with an import");
+        assertEquals(text(pom(ROOT.resolve("pom.xml")), "version"), text(bom, "version"), "weft-bom's version is weft's");
+        assertTrue(modules().contains("weft-bom"), "weft-bom is built with the reactor");
+    }
+
+    @Test
+    void everyPublishedPomCarriesWhatARepositoryNeeds() throws Exception {
+        Element parent = pom(ROOT.resolve("pom.xml"));
+        for (Element p : List.of(parent, pom(ROOT.resolve("weft-bom/pom.xml")))) {
+            assertTrue(text(p, "url").startsWith("https://"), "url");
+            assertEquals("Apache-2.0", text(p, "licenses", "license", "name"));
+            assertTrue(text(p, "scm", "url").startsWith("https://"), "scm url");
+            assertTrue(text(p, "scm", "connection").startsWith("scm:git:"), "scm connection");
+        }
+        assertEquals("false", parent.getAttribute("child.project.url.inherit.append.path"), "modules share the project URL");
+        for (String m : libraryModules()) {
+            Element p = pom(ROOT.resolve(m).resolve("pom.xml"));
+            assertEquals(m, text(p, "name"), m + ": <name>");
+            assertTrue(text(p, "description") != null && text(p, "description").length() > 20, m + ": <description>");
+            assertTrue(text(p, "properties", "weft.module.name").startsWith("dev.weft."), m + ": <weft.module.name>");
+        }
+        assertTrue(Files.readString(ROOT.resolve("LICENSE")).contains("Apache License"), "LICENSE at the root");
+    }
+
+    @Test
+    void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
+        Element clj = pom(ROOT.resolve("weft-clj/pom.xml"));
+        Set<String> runtime = new TreeSet<>();
+        for (Element d : children(child(clj, "dependencies"), "dependency")) {
+            String scope = text(d, "scope");
+            if (scope == null || scope.equals("compile") || scope.equals("runtime")) {
+                runtime.add(text(d, "groupId") + ":" + text(d, "artifactId"));
+            }
+        }
+        assertEquals(Set.of("dev.weft:weft-core", "org.clojure:clojure"), runtime,
+                "weft-clj's users must not get core.async (it is weft-async's)");
+    }
+}
