@@ -46,8 +46,9 @@ resolve() {
   # test: the fixtures compiled, and the runner's profile (the Kotlin compiler)
   [ "$scope" = runtime ] || goals="compile $goals -Prunner"
   JAVA_HOME=$JAVA_HOME "${MVN:-mvn}" -B -q -Dstyle.color=never -f "$out/pom.xml" -Dweft.version="$version" -Dreadme.home="$here" \
-    $goals -Dmdep.outputFile="$out/$scope.cp" -Dmdep.includeScope="$scope" >&2 \
-    || { echo "weft: could not resolve weft $version's modules ($(libraries | paste -sd' ')) from the local Maven repository: install them first (./weft install)" >&2; exit 1; }
+    $goals -Dmdep.outputFile="$out/$scope.cp" -Dmdep.includeScope="$scope" > "$out/maven.log" 2>&1 \
+    || { cat "$out/maven.log" >&2
+         echo "weft: could not resolve weft $version's modules ($(libraries | paste -sd' ')) from the local Maven repository: install them first (./weft install)" >&2; exit 1; }
 }
 
 if [ "${1:-}" = --classpath ]; then
