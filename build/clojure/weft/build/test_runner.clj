@@ -12,7 +12,9 @@
     weft.test.dirs     test source directories (path-separator separated)
     weft.test.src      main source directories, checked for reflection
     weft.test.summary  file to write `passed failed` into, for ./weft test
-    weft.test.only     optional: run only namespaces whose name contains this string"
+    weft.test.only     optional: run only namespaces whose name contains this string
+    weft.test.slow     optional: `false` skips tests marked `^:slow` (a database, a browser, long
+                       drains), which run once, in the default tier (doc/testing.md)"
   (:require [clojure.java.io :as io]
             [clojure.string :as str]
             [clojure.test :as t])
@@ -54,8 +56,26 @@
       (catch Throwable e
         (str "it does not load: " e)))))
 
+(defn- run-namespace
+  "Runs the tests of `ns-sym`, all of them or (when `skip-slow?`) those not marked `^:slow`."
+  [ns-sym skip-slow?]
+  (if skip-slow?
+    (let [tests (->> (vals (ns-interns ns-sym))
+                     (filter (comp :test meta))
+                     (sort-by (comp :line meta)))
+          slow (filter (comp :slow meta) tests)]
+      (when (seq slow)
+        (println (str "Skipping " (count slow) " ^:slow test(s) in " ns-sym " (weft.test.slow=false)")))
+      (t/do-report {:type :begin-test-ns :ns (the-ns ns-sym)})
+      (t/test-vars (remove (comp :slow meta) tests))
+      (t/do-report {:type :end-test-ns :ns (the-ns ns-sym)}))
+    (t/run-tests ns-sym)))
+
 (defn -main [& _]
-  (let [only (System/getProperty "weft.test.only")
+  (println (str "Clojure " (clojure-version) " on Java " (System/getProperty "java.version")
+                " (" (System/getProperty "java.home") ")"))
+  (let [only (not-empty (System/getProperty "weft.test.only"))
+        skip-slow? (= "false" (System/getProperty "weft.test.slow"))
         test-nss (cond->> (namespaces (dirs "weft.test.dirs") true)
                    only (filter #(str/includes? (str %) only)))
         ran (atom #{})
@@ -78,7 +98,7 @@
       (doseq [ns-sym test-nss]
         (try
           (require ns-sym)
-          (t/run-tests ns-sym)
+          (run-namespace ns-sym skip-slow?)
           (catch Throwable e
             (println (str "ERROR loading " ns-sym ":"))
             (.printStackTrace e (java.io.PrintWriter. *out* true))

@@ -109,7 +109,9 @@
         first-n (CountDownLatch. n)
         xf (map (fn [x]
                   (let [now (.incrementAndGet active)]
-                    (.accumulateAndGet most now max)
+                    ;; a reify, not `max`: fns become functional interfaces only from Clojure 1.12
+                    (.accumulateAndGet most now (reify java.util.function.IntBinaryOperator
+                                                  (applyAsInt [_ a b] (max a b))))
                     ;; the first n wait for each other: they can only all pass with n at once
                     (.countDown first-n)
                     (await-latch first-n)

@@ -50,10 +50,6 @@
   (write-body-to-stream [body response output-stream]
     (.write ^OutputStream output-stream (.getBytes body (RingResponse/charset response))))
 
-  byte/1
-  (write-body-to-stream [body _ output-stream]
-    (.write ^OutputStream output-stream ^bytes body))
-
   ISeq
   (write-body-to-stream [body response output-stream]
     (let [out ^OutputStream output-stream
@@ -78,3 +74,10 @@
                  ", which weft.ring cannot write; return a String, byte array, seq, java.io.File,"
                  " java.io.InputStream or nil, or extend weft.ring.protocols/StreamableResponseBody"
                  " to " (.getName (class body)))))))
+
+;; Byte arrays: extended apart because `byte/1` (array class syntax) only reads on Clojure 1.12+,
+;; and weft.ring loads on 1.11 too.
+(extend (Class/forName "[B")
+  StreamableResponseBody
+  {:write-body-to-stream (fn [body _ output-stream]
+                           (.write ^OutputStream output-stream ^bytes body))})

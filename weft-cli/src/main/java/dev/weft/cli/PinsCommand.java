@@ -306,7 +306,9 @@ final class PinsCommand implements Callable<Integer> {
      */
     static String attachFailure(long pid, String owner, String me, String command, Exception e) {
         String why = rootMessage(e);
-        if (why.contains("non existent JVM pid") || why.contains("No such process")) {
+        // JDK 21's attach says "No such process" also for a live process that is not a JVM
+        if ((why.contains("non existent JVM pid") || why.contains("No such process"))
+                && !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
             return "no JVM with pid " + pid + " is running; jps -l lists the running JVMs";
         }
         if (owner != null && me != null && !owner.equals(me) && !me.equals("root")) {

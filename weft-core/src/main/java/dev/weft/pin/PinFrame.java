@@ -9,8 +9,10 @@ import java.util.regex.Pattern;
  * One frame of a pinned virtual thread's stack, as JFR recorded it.
  *
  * <p>Hidden classes (lambdas, {@code MethodHandles.Lookup.defineHiddenClass}) carry a per-class
- * address in their names, e.g. {@code Foo$$Lambda/0x000000003a045400}; it is dropped, so that
- * every copy of the same code counts as one site.
+ * address in their names, and JFR writes it in two forms: {@code Foo$$Lambda/0x000000003a045400}
+ * (JDK 24+) and {@code Foo+0x00000008002e2000.537410611} (JDK 21, with an id after the address).
+ * Both are dropped, so that every copy of the same code counts as one site and a frame reads the
+ * same on every JDK.
  *
  * @param className the declaring class, binary name with dots ({@code com.acme.Cache$Entry})
  * @param method    the method name ({@code <clinit>} for a class initializer)
@@ -18,7 +20,7 @@ import java.util.regex.Pattern;
  */
 public record PinFrame(String className, String method, int line) {
 
-    private static final Pattern HIDDEN_SUFFIX = Pattern.compile("[./]0x[0-9a-fA-F]+");
+    private static final Pattern HIDDEN_SUFFIX = Pattern.compile("[./+]0x[0-9a-fA-F]+(?:\\.[0-9]+)?");
 
     /** @throws NullPointerException if a name is null */
     public PinFrame {

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -90,7 +91,11 @@ public final class PinMonitor implements AutoCloseable {
     private long failuresAtLastSummary;
 
     private volatile Throwable failure;
-    private PinReport last; // guarded by this; the final report once stopped
+    // stop() waits for JFR (a latch) and joins the stream's thread: a ReentrantLock, not
+    // synchronized, so that a virtual thread calling stop on JDK 21-23 does not pin its carrier
+    // while it waits (weft's own audit flags synchronized around blocking).
+    private final ReentrantLock stopping = new ReentrantLock();
+    private volatile PinReport last; // written under stopping; the final report once stopped
 
     private PinMonitor(Builder b) {
         this.threshold = b.threshold;
@@ -127,7 +132,7 @@ public final class PinMonitor implements AutoCloseable {
     }
 
     /** True once {@link #stop()} or {@link #close()} was called. */
-    public synchronized boolean isStopped() {
+    public boolean isStopped() {
         return last != null;
     }
 
@@ -151,10 +156,9 @@ public final class PinMonitor implements AutoCloseable {
      * @throws IllegalStateException if JFR did not deliver in time or the monitor failed
      */
     public PinReport report() {
-        synchronized (this) {
-            if (last != null) {
-                return last;
-            }
+        PinReport stopped = last;
+        if (stopped != null) {
+            return stopped;
         }
         syncOrThrow();
         return aggregator.report(started, Instant.now(), threshold, sampler == null ? null : sampler.sampleNow());
@@ -167,7 +171,16 @@ public final class PinMonitor implements AutoCloseable {
      * @throws IllegalStateException if JFR did not deliver what was left in time (the monitor is
      *                               stopped all the same), or when called from the onPin callback
      */
-    public synchronized PinReport stop() {
+    public PinReport stop() {
+        stopping.lock();
+        try {
+            return stopLocked();
+        } finally {
+            stopping.unlock();
+        }
+    }
+
+    private PinReport stopLocked() {
         if (last != null) {
             return last;
         }
@@ -184,7 +197,8 @@ public final class PinMonitor implements AutoCloseable {
             undelivered = e;
         }
         SchedulerSamples samples = sampler == null ? null : sampler.stop();
-        last = aggregator.report(started, Instant.now(), threshold, samples);
+        PinReport report = aggregator.report(started, Instant.now(), threshold, samples);
+        last = report;
         try {
             stream.close();
         } catch (InterruptedException e) {
@@ -194,7 +208,7 @@ public final class PinMonitor implements AutoCloseable {
         if (undelivered != null) {
             throw undelivered;
         }
-        return last;
+        return report;
     }
 
     /** Stops the monitor; see {@link #stop()}. */

@@ -73,6 +73,20 @@ class PinAggregatorTest {
     }
 
     @Test
+    void jdk21sFormOfHiddenClassNamesIsOneSiteToo() {
+        // JDK 21's JFR writes hidden classes as Name+0x<address>.<id> and gives no pinned reason
+        PinAggregator a = new PinAggregator(4, 10);
+        a.add(pin(0, 10, null, SLEEP, new PinFrame("p.Init+0x00000008002e2000.537410611", "<clinit>", 3)));
+        a.add(pin(1, 10, null, SLEEP, new PinFrame("p.Init+0x0000000800282000.1755467568", "<clinit>", 3)));
+        a.add(pin(2, 10, null, SLEEP, new PinFrame("p.Init$$Lambda+0x0000000800283a18", "run", -1)));
+        PinReport r = a.report(T0, T0.plusSeconds(1), Duration.ZERO, null);
+        assertEquals(2, r.sites().size(), r.toText());
+        assertEquals(2, r.sites().getFirst().count());
+        assertEquals("p.Init.<clinit>(line 3)", r.sites().getFirst().frames().get(1).toString());
+        assertEquals("p.Init$$Lambda.run", r.sites().get(1).frames().get(1).toString());
+    }
+
+    @Test
     void sitesBeyondTheLimitAreOnlyCounted() {
         PinAggregator a = new PinAggregator(4, 2);
         for (int i = 0; i < 5; i++) {

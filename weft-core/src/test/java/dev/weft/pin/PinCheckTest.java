@@ -39,6 +39,64 @@ class PinCheckTest {
         assertEquals(0, PinCheck.capture(PinCheckTest::pin, false).pins(), "the test's platform thread only blocks");
     }
 
+    /**
+     * JDK 21-23: Object.wait inside synchronized holds the carrier (the scheduler compensates with
+     * another carrier), and JFR records no pin. JDK 24+: the waiter unmounts. Either way a check
+     * counts 0 pins; what tells the JDKs apart is how many carriers the waiters hold.
+     */
+    @Test
+    @Timeout(30)
+    void objectWaitHoldsACarrierBefore24WithoutAnyPinEvent() throws Throwable {
+        int waiters = Runtime.getRuntime().availableProcessors() + 2;
+        CountDownLatch waiting = new CountDownLatch(waiters);
+        java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+        Object[] locks = new Object[waiters];
+        Thread[] threads = new Thread[waiters];
+        java.util.Set<String> carriers = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        PinReport r = PinCheck.capture(() -> {
+            for (int i = 0; i < waiters; i++) {
+                Object lock = locks[i] = new Object();
+                threads[i] = Thread.ofVirtual().start(() -> {
+                    synchronized (lock) {
+                        waiting.countDown();
+                        try {
+                            while (!released.get()) {
+                                lock.wait();
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                });
+            }
+            waiting.await();
+            Thread.sleep(100); // every waiter is in Object.wait now
+            for (Thread t : threads) {
+                // a mounted virtual thread prints as VirtualThread[#22]/waiting@ForkJoinPool-1-worker-3
+                String s = t.toString();
+                if (s.contains("/waiting@")) {
+                    carriers.add(s.substring(s.indexOf('@') + 1));
+                }
+            }
+            released.set(true);
+            for (Object lock : locks) {
+                synchronized (lock) {
+                    lock.notifyAll();
+                }
+            }
+            for (Thread t : threads) {
+                t.join();
+            }
+        }, true);
+        assertEquals(0, r.pins(), "JFR records no pin for Object.wait on any JDK: " + r.toText());
+        if (Runtime.version().feature() >= 24) {
+            assertEquals(java.util.Set.of(), carriers, "JDK 24+: waiters unmount");
+        } else {
+            assertEquals(waiters, carriers.size(), "JDK 21-23: each waiter holds its own carrier, more than"
+                    + " the scheduler's parallelism, so it compensated: " + carriers);
+        }
+    }
+
     @Test
     void verifyFailsABrokenRuleAndAttachesItToTheBodysOwnFailure() throws Throwable {
         assertEquals(0, PinCheck.verify(() -> { }, 0, "the code", true, AssertionError::new).pins());
@@ -53,7 +111,8 @@ class PinCheckTest {
         assertTrue(none.getMessage().contains("at dev.weft.pin.ProbeInit.<clinit>"), "with the stack");
         AssertionError some = assertThrows(AssertionError.class,
                 () -> PinCheck.verify(() -> { }, 1, "the body", true, AssertionError::new));
-        assertEquals("expected the body to pin a virtual thread at least once, but it pinned 0 times", some.getMessage());
+        assertEquals("expected the body to pin a virtual thread at least once, but it pinned 0 times"
+                + PinCheck.JFR_BLIND_SPOT, some.getMessage());
         IllegalStateException own = new IllegalStateException("mine");
         IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> PinCheck.verify(() -> {
             pin();

@@ -50,7 +50,9 @@ class PinMonitorTest {
             assertTrue(m.sync(PinMonitor.DELIVERY_TIMEOUT));
             assertEquals(2, seen.size(), seen.toString());
             PinEvent e = seen.getFirst();
-            assertTrue(e.duration().compareTo(PIN) >= 0, e.duration().toString());
+            // JFR times the pin from the park attempt, a little after the probe's sleep began (on
+            // JDK 21 measurably so): the pin lasts about the sleep, never much less.
+            assertTrue(e.duration().compareTo(PIN.dividedBy(2)) >= 0, e.duration().toString());
             assertFalse(e.end().isBefore(e.start()));
             assertTrue(e.frames().stream().anyMatch(f -> f.className().equals(PROBE)), e.frames().toString());
             Map<String, Object> data = e.toMap();
@@ -58,6 +60,8 @@ class PinMonitorTest {
                     "truncated"), List.copyOf(data.keySet()));
             if (JDK_24_PLUS) {
                 assertNotNull(e.reason());
+            } else {
+                assertNull(e.reason(), "JFR gives no pinned reason before JDK 24");
             }
         }
     }
@@ -110,8 +114,16 @@ class PinMonitorTest {
             assertEquals(1, warnings.size(), log.entries.toString());
             String line = warnings.getFirst().message();
             assertTrue(line.contains(": 1 pin in the last"), line);
-            assertTrue(line.contains(PROBE + ".<clinit>"), line);
-            assertTrue(line.contains("scheduler: parallelism") || !JDK_24_PLUS, line);
+            if (JDK_24_PLUS) {
+                // the pinned reason names the initializer
+                assertTrue(line.contains(PROBE + ".<clinit>"), line);
+                assertTrue(line.contains("scheduler: parallelism"), line);
+            } else {
+                // JDK 21-23: no pinned reason, so the site is named by its first application
+                // frame, and the scheduler's figures say why they are missing
+                assertTrue(line.contains("pinned at dev.weft.pin.PinProbe.blockInInitializer"), line);
+                assertTrue(line.contains("scheduler figures not available: VirtualThreadSchedulerMXBean needs JDK 24"), line);
+            }
         }
     }
 

@@ -84,6 +84,10 @@ class LabSmokeTest {
         }
         assertTrue(!names.isEmpty(), name + " reported no variant");
         Set<String> expected = VARIANTS.get(name);
+        if (expected != null && name.equals("context") && Runtime.version().feature() < 25) {
+            // java.lang.ScopedValue is final from JDK 25; the scenario leaves that variant out before
+            expected = expected.stream().filter(v -> !v.equals("scoped-value")).collect(java.util.stream.Collectors.toSet());
+        }
         if (expected != null) {
             assertEquals(expected, Set.copyOf(names));
             assertEquals(expected.size(), names.size(), "each variant once: " + names);
