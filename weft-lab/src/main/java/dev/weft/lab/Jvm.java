@@ -17,10 +17,16 @@ public final class Jvm {
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
-    /** {@code java <jvmArgs> -cp <classpath> <mainClass> <args>} with this JVM's java. */
+    /** {@code java <jvmArgs> -cp <classpath> <mainClass> <args>} with {@link #java()}. */
     public static List<String> command(List<String> jvmArgs, String classpath, String mainClass, List<String> args) {
+        return command(java(), jvmArgs, classpath, mainClass, args);
+    }
+
+    /** {@code <java> <jvmArgs> -cp <classpath> <mainClass> <args>}. */
+    public static List<String> command(String java, List<String> jvmArgs, String classpath, String mainClass,
+                                       List<String> args) {
         List<String> command = new ArrayList<>();
-        command.add(java());
+        command.add(java);
         command.addAll(jvmArgs);
         command.add("-cp");
         command.add(classpath);

@@ -14,11 +14,15 @@ import picocli.CommandLine.Spec;
 
 /** {@code weft lab}: runs the lab's scenarios and writes its reports. */
 @Command(name = "lab", sortOptions = false,
-        customSynopsis = "weft lab [--full | --smoke] [--only NAME[,NAME]] [--list] [--out DIR] [--compare DIR] [--help]",
+        customSynopsis = "weft lab [--full | --smoke] [--only NAME[,NAME]] [--list] [--out DIR] [--compare DIR]"
+                + " [--jdk 21|25|PATH] [--help]",
         description = "Re-runs the articles' experiments on this machine, each next to its physical limit, and writes"
                 + " results.json, report.md and report.html, which open with the verdict on every goal. Quick mode (the"
                 + " default) finishes within 4 minutes on 2 cores; --full adds the articles' sizes, cold starts and"
-                + " dispatchers-io-5000.")
+                + " dispatchers-io-5000.",
+        footer = "%n--jdk 21|25|PATH (read by ./weft): run the lab on that JDK, fetching a JDK 21 runtime if none is"
+                + " installed. Without it, the pinning scenario also runs on every other JDK >= 21 installed or cached"
+                + " (nothing is downloaded for that), reported side by side.")
 final class LabCommand implements Callable<Integer> {
 
     @Spec

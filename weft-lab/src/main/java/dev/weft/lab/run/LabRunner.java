@@ -95,16 +95,15 @@ public final class LabRunner {
             for (int i = 0; i < selected.size(); i++) {
                 Descriptor d = selected.get(i);
                 console.printf("%n[%d/%d] %s: %s (article %s, own JVM)%n", i + 1, selected.size(), d.name(), d.title(), d.article());
-                ScenarioResult r = runIsolated(d, options.mode(), out);
-                if (previous != null) {
-                    r = Comparison.compare(r, previous);
+                ScenarioResult r = runIsolated(d, options.mode(), out, Jvm.java(), d.name());
+                report(results, previous == null ? r : Comparison.compare(r, previous), d, options.mode());
+                if (OTHER_JDK_SCENARIOS.contains(d.name())) {
+                    for (String java : otherJdks()) {
+                        console.printf("%n[%d/%d] %s again, on %s (own JVM)%n", i + 1, selected.size(), d.name(), java);
+                        ScenarioResult other = runIsolated(d, options.mode(), out, java, d.name() + "-" + Math.abs(java.hashCode()));
+                        report(results, previous == null ? other : Comparison.compare(other, previous), d, options.mode());
+                    }
                 }
-                results.add(r);
-                Integer budget = d.budgetSeconds(options.mode());
-                console.printf("      %s in %.1f s%s%n%n", r.ok() ? "done" : "FAILED", r.seconds(),
-                        budget == null ? "" : String.format(Locale.ROOT, " (budget %d s%s)", budget,
-                                r.seconds() > budget ? ", OVER BUDGET" : ""));
-                console.print(TextReport.scenario(r));
             }
         } finally {
             Runtime.getRuntime().removeShutdownHook(cleanup);
@@ -126,12 +125,37 @@ public final class LabRunner {
         return 0;
     }
 
-    private ScenarioResult runIsolated(Descriptor d, Mode mode, Path out) throws IOException {
-        Path work = Files.createDirectories(out.resolve("work").resolve(d.name()));
+    /**
+     * Scenarios that also run on every other JDK the launcher found ({@code weft.lab.other.jdks}):
+     * article 001's pinning differs between JDK 21 and 24+, so its report puts them side by side.
+     */
+    static final List<String> OTHER_JDK_SCENARIOS = List.of("pinning");
+
+    /**
+     * The java executables of other JDKs to run {@link #OTHER_JDK_SCENARIOS} on: the system
+     * property {@code weft.lab.other.jdks}, comma-separated (the launcher sets it to every JDK >= 21
+     * installed or cached besides the one the lab runs on; it downloads nothing for it).
+     */
+    static List<String> otherJdks() {
+        String v = System.getProperty("weft.lab.other.jdks", "");
+        return java.util.Arrays.stream(v.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
+    }
+
+    private void report(List<ScenarioResult> results, ScenarioResult r, Descriptor d, Mode mode) {
+        results.add(r);
+        Integer budget = d.budgetSeconds(mode);
+        console.printf("      %s in %.1f s%s%n%n", r.ok() ? "done" : "FAILED", r.seconds(),
+                budget == null ? "" : String.format(Locale.ROOT, " (budget %d s%s)", budget,
+                        r.seconds() > budget ? ", OVER BUDGET" : ""));
+        console.print(TextReport.scenario(r));
+    }
+
+    private ScenarioResult runIsolated(Descriptor d, Mode mode, Path out, String java, String workName) throws IOException {
+        Path work = Files.createDirectories(out.resolve("work").resolve(workName));
         Path resultFile = work.resolve("result.json");
         Path stderr = work.resolve("stderr.log");
         Files.deleteIfExists(resultFile);
-        List<String> command = Jvm.command(d.jvmArgs(), System.getProperty("java.class.path"),
+        List<String> command = Jvm.command(java, d.jvmArgs(), System.getProperty("java.class.path"),
                 ScenarioMain.class.getName(), List.of(d.name(), mode.toString(), resultFile.toString(), work.toString(), registry.folder()));
         long start = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();

@@ -14,6 +14,8 @@ import dev.weft.thread.SchedulerSnapshot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,6 +29,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -88,8 +91,13 @@ public final class PinningScenario implements Scenario {
      * One variant's measurement: the throughput of each measured iteration, the scheduler meanwhile,
      * and the periods (with the tasks run in them) whose pins count for it.
      */
-    record Measured(double[] throughputs, SchedulerSamples scheduler, List<Instant[]> periods, long tasks) {
+    record Measured(double[] throughputs, SchedulerSamples scheduler, List<Instant[]> periods, long tasks,
+                    Bystander.Latencies bystander) {
     }
+
+    /** The bystander: a 1 ms sleep on a new virtual thread every 2 ms, during every variant. */
+    static final Duration BYSTANDER_EVERY = Duration.ofMillis(2);
+    static final Duration BYSTANDER_SLEEP = Duration.ofMillis(1);
 
     @Override
     public void run(ScenarioContext ctx) throws Exception {
@@ -105,6 +113,7 @@ public final class PinningScenario implements Scenario {
         PinLog pins = new PinLog();
         Overhead overhead = overhead(ctx, threads, classInitBytes, pins);
         Map<Kind, Measured> measured = new EnumMap<>(Kind.class);
+        PinReport monitored = null;
         try {
             for (Kind kind : Kind.values()) {
                 Plan plan = plan(ctx.mode(), kind, threads);
@@ -117,9 +126,10 @@ public final class PinningScenario implements Scenario {
                         m.throughputs().length == 1 ? "" : "s", limit(kind, threads, parallelism)));
             }
         } finally {
-            overhead.monitor().stop(); // after this every pin has reached the log
+            monitored = overhead.monitor().stop(); // after this every pin has reached the log
         }
         List<Double> latencies = assertionLatencies(ctx);
+        List<Tuned> tuned = carrierTuning(ctx, threads);
 
         for (Kind kind : Kind.values()) {
             Measured m = measured.get(kind);
@@ -133,6 +143,10 @@ public final class PinningScenario implements Scenario {
                     .extra("effective_concurrency", median * io)
                     .extra("pins", pinned)
                     .extra("pins_per_task", pinned / (double) m.tasks())
+                    .extra("bystander_p50_ms", m.bystander().quantile(0.50))
+                    .extra("bystander_p99_ms", m.bystander().quantile(0.99))
+                    .extra("bystander_max_ms", m.bystander().quantile(1.0))
+                    .extra("bystander_tasks", m.bystander().ms().length)
                     .scheduler(m.scheduler());
             if (kind == Kind.NO_LOCK) {
                 v.extra("throughput_without_monitor", Stats.median(overhead.off()))
@@ -145,7 +159,22 @@ public final class PinningScenario implements Scenario {
             }
             v.add();
         }
-        notes(ctx, measured, parallelism, pins, overhead, latencies);
+        for (Tuned t : tuned) {
+            ctx.variant("class-init@" + t.carriers() + "-carriers").unit("tasks/s").value(t.throughput())
+                    .limit(t.carriers() * 1000.0 / IO_MILLIS)
+                    .extra("threads", threads)
+                    .extra("io_ms", IO_MILLIS)
+                    .extra("carriers", t.carriers())
+                    .extra("jvm_args", List.of("-Djdk.virtualThreadScheduler.parallelism=" + t.carriers()))
+                    .extra("effective_concurrency", t.throughput() * IO_MILLIS / 1000.0)
+                    .extra("pins", t.pins())
+                    .extra("pins_per_task", t.pins() / (double) threads)
+                    .extra("submit_failures", t.submitFailures())
+                    .extra("bystander_p50_ms", t.bystanderP50())
+                    .extra("bystander_p99_ms", t.bystanderP99())
+                    .add();
+        }
+        notes(ctx, measured, parallelism, pins, overhead, latencies, tuned, monitored);
     }
 
     private static double limit(Kind kind, int threads, int parallelism) {
@@ -167,6 +196,7 @@ public final class PinningScenario implements Scenario {
             return n;
         };
         SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(20));
+        Bystander bystander = Bystander.start(BYSTANDER_EVERY, BYSTANDER_SLEEP);
         Instant from = Instant.now();
         double[] throughputs;
         SchedulerSamples samples;
@@ -174,10 +204,12 @@ public final class PinningScenario implements Scenario {
             throughputs = iterations(plan, counted);
         } finally {
             samples = sampler.stop();
+            bystander.close();
         }
         Instant to = Instant.now();
         Thread.sleep(GAP);
-        return new Measured(throughputs, samples, List.<Instant[]>of(new Instant[] {from, to}), tasks.sum());
+        return new Measured(throughputs, samples, List.<Instant[]>of(new Instant[] {from, to}), tasks.sum(),
+                bystander.stop());
     }
 
     // ---- the monitor: its overhead, the pins it saw, the assertion's latency ----------------
@@ -208,6 +240,8 @@ public final class PinningScenario implements Scenario {
         List<Double> on = new ArrayList<>();
         List<Instant[]> monitored = new ArrayList<>();
         SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(20));
+        // during the blocks with and without the monitor alike, so the overhead ratio stays fair
+        Bystander bystander = Bystander.start(BYSTANDER_EVERY, BYSTANDER_SLEEP);
         PinMonitor monitor = null;
         SchedulerSamples samples;
         try {
@@ -235,8 +269,10 @@ public final class PinningScenario implements Scenario {
             throw e;
         } finally {
             samples = sampler.stop();
+            bystander.close();
         }
-        return new Overhead(toArray(off), toArray(on), monitored, (long) on.size() * threads, samples, monitor);
+        return new Overhead(toArray(off), toArray(on), monitored, (long) on.size() * threads, samples, monitor,
+                bystander.stop());
     }
 
     /**
@@ -244,7 +280,7 @@ public final class PinningScenario implements Scenario {
      * monitor left running.
      */
     record Overhead(double[] off, double[] on, List<Instant[]> onPeriods, long onTasks, SchedulerSamples scheduler,
-                    PinMonitor monitor) {
+                    PinMonitor monitor, Bystander.Latencies bystander) {
 
         /** Median throughput with the monitor divided by median throughput without it. */
         double ratio() {
@@ -253,7 +289,7 @@ public final class PinningScenario implements Scenario {
 
         /** The monitored blocks as no-lock's measurement (quick and smoke modes). */
         Measured monitored() {
-            return new Measured(on, scheduler, onPeriods, onTasks);
+            return new Measured(on, scheduler, onPeriods, onTasks, bystander);
         }
     }
 
@@ -299,7 +335,7 @@ public final class PinningScenario implements Scenario {
     }
 
     private static void notes(ScenarioContext ctx, Map<Kind, Measured> measured, int parallelism, PinLog pins,
-                              Overhead overhead, List<Double> latencies) {
+                              Overhead overhead, List<Double> latencies, List<Tuned> tuned, PinReport monitored) {
         double reentrant = Stats.median(measured.get(Kind.REENTRANT_LOCK).throughputs());
         double sync = Stats.median(measured.get(Kind.SYNCHRONIZED).throughputs());
         double classInit = Stats.median(measured.get(Kind.CLASS_INIT).throughputs());
@@ -328,15 +364,99 @@ public final class PinningScenario implements Scenario {
                     Locale.ROOT, "%,d (%.2f per task)", n, n / (double) m.tasks()));
         }
         ctx.note("Pins seen by weft's pin monitor (JFR, threshold 0): " + perVariant + ".");
-        ctx.note(String.format(Locale.ROOT, "Goal: the pin monitor costs at most 2%% on a workload that never pins:"
-                + " no-lock ran %,.0f tasks/s with it, %,.0f without (ratio %.3f, %d+%d operations in alternating blocks): %s.",
+        bystanderNotes(ctx, measured, jdk);
+        for (Tuned t : tuned) {
+            ctx.note(String.format(Locale.ROOT, "More carriers for code that must pin: class-init in a JVM with %d carriers"
+                    + " (-Djdk.virtualThreadScheduler.parallelism=%d) ran %,.0f tasks/s (limit %,.0f), %d pins,"
+                    + " bystander p99 %.1f ms, %d jdk.VirtualThreadSubmitFailed events.", t.carriers(), t.carriers(),
+                    t.throughput(), t.carriers() * 1000.0 / IO_MILLIS, t.pins(), t.bystanderP99(), t.submitFailures()));
+        }
+        ctx.note(monitored == null || monitored.submitFailures() == 0
+                ? "jdk.VirtualThreadSubmitFailed: none during the variants."
+                : "jdk.VirtualThreadSubmitFailed during the variants: " + monitored.submitFailures() + " ("
+                        + String.join("; ", monitored.submitFailureMessages()) + ").");
+        ctx.note(String.format(Locale.ROOT, "The pin monitor on a workload that never pins: no-lock ran %,.0f tasks/s with it,"
+                + " %,.0f without (ratio %.3f, %d+%d operations in alternating blocks).",
                 Stats.median(overhead.on()), Stats.median(overhead.off()), overhead.ratio(), overhead.on().length,
-                overhead.off().length, ctx.verdict(overhead.ratio() >= 0.98)));
+                overhead.off().length));
+        ctx.goal("the pin monitor costs at most 2% on a workload that never pins (with/without)")
+                .measured(overhead.ratio()).unit("x").atLeast(0.98).add();
         double[] l = toArray(latencies);
         Arrays.sort(l);
-        ctx.note(String.format(Locale.ROOT, "Goal: a pin assertion (a JFR recording that must contain its own end marker,"
-                + " as in @NoPins and weft.pin/no-pins?) takes under 200 ms: %.1f ms median, %.1f ms at most, over %d"
-                + " checks: %s.", Stats.median(l), l[l.length - 1], l.length, ctx.verdict(Stats.median(l) < 200)));
+        ctx.note(String.format(Locale.ROOT, "A pin assertion (a JFR recording that must contain its own end marker,"
+                + " as in @NoPins and weft.pin/no-pins?): %.1f ms median, %.1f ms at most, over %d checks.",
+                Stats.median(l), l[l.length - 1], l.length));
+        ctx.goal("a pin assertion takes under 200 ms (median)").perRound(latencies).unit("ms").atMost(200).add();
+    }
+
+    // ---- carrier tuning: class-init with more carriers, each setting in a JVM of its own ----
+
+    /** class-init's figures in a JVM started with {@code carriers} carriers. */
+    record Tuned(int carriers, double throughput, long pins, long submitFailures, double bystanderP50,
+                 double bystanderP99) {
+    }
+
+    /** The carrier counts the class-init variant is re-run with, each in its own JVM. */
+    static final int[] TUNED_CARRIERS = {2, 8};
+
+    /**
+     * Re-runs class-init in a JVM per carrier count ({@code -Djdk.virtualThreadScheduler.parallelism},
+     * read once by the JDK when it creates the scheduler): article 001's advice, more carriers for
+     * code that must pin, at work.
+     */
+    private static List<Tuned> carrierTuning(ScenarioContext ctx, int threads) throws Exception {
+        List<Tuned> tuned = new ArrayList<>();
+        for (int carriers : TUNED_CARRIERS) {
+            ctx.progress("class-init with " + carriers + " carriers, in a JVM of its own (-Djdk.virtualThreadScheduler.parallelism="
+                    + carriers + ")");
+            List<String> command = dev.weft.lab.Jvm.command(
+                    List.of("-Djdk.virtualThreadScheduler.parallelism=" + carriers, "-XX:+EnableDynamicAgentLoading"),
+                    System.getProperty("java.class.path"), CarrierTuning.class.getName(), List.of(Integer.toString(threads)));
+            Path log = ctx.workDir().resolve("carrier-tuning-" + carriers + ".log");
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            try {
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("class-init with " + carriers + " carriers did not finish within 120 s; see " + log);
+                }
+            } finally {
+                dev.weft.lab.Jvm.stop(p);
+            }
+            String line = Files.readAllLines(log).stream().filter(l -> l.startsWith(CarrierTuning.PREFIX)).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("class-init with " + carriers + " carriers exited with "
+                            + p.exitValue() + " and no result; see " + log));
+            Map<String, String> f = new java.util.HashMap<>();
+            for (String kv : line.substring(CarrierTuning.PREFIX.length()).split(" ")) {
+                f.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
+            }
+            tuned.add(new Tuned(Integer.parseInt(f.get("carriers")), Double.parseDouble(f.get("tasks_per_s")),
+                    Long.parseLong(f.get("pins")), Long.parseLong(f.get("submit_failures")),
+                    Double.parseDouble(f.get("bystander_p50_ms")), Double.parseDouble(f.get("bystander_p99_ms"))));
+        }
+        return tuned;
+    }
+
+    /** One line per variant on what the bystander saw, and on JDK 24+ the goal that synchronized leaves it alone. */
+    private static void bystanderNotes(ScenarioContext ctx, Map<Kind, Measured> measured, int jdk) {
+        for (Kind kind : Kind.values()) {
+            Bystander.Latencies b = measured.get(kind).bystander();
+            String meaning = switch (kind) {
+                case NO_LOCK -> "nothing pins, the bystander's 1 ms sleeps take about 1 ms";
+                case REENTRANT_LOCK -> "waiting for a ReentrantLock unmounts, carriers stay free";
+                case SYNCHRONIZED -> jdk >= 24 ? "JEP 491: monitor holders and waiters unmount, carriers stay free"
+                        : "the monitor's holder and its waiters pin every carrier, the bystanders wait for the whole variant";
+                case CLASS_INIT -> "each task pins a carrier for 10 ms in a class initializer; bystanders get the gaps";
+            };
+            ctx.note(String.format(Locale.ROOT, "Bystander during %s (a 1 ms sleep on a new virtual thread every 2 ms,"
+                    + " %,d tasks): p50 %.1f ms, p99 %.1f ms, max %.1f ms: %s.", kind.variant, b.ms().length,
+                    b.quantile(0.5), b.quantile(0.99), b.quantile(1.0), meaning));
+        }
+        if (jdk >= 24) {
+            double p99 = measured.get(Kind.SYNCHRONIZED).bystander().quantile(0.99);
+            if (Double.isFinite(p99)) {
+                ctx.goal("on JDK 24+ synchronized leaves other virtual threads running: bystander p99 under 50 ms")
+                        .measured(p99).unit("ms").atMost(50).add();
+            }
+        }
     }
 
     static Plan plan(Mode mode, Kind kind, int threads) {
