@@ -11,6 +11,9 @@
 # clojure.test ^:slow) run once, in the unit tier on the build JDK, never here.
 OLDEST_CLOJURE=1.11.4
 BUILD_CLOJURE=$(sed -n 's:.*<clojure.version>\(.*\)</clojure.version>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
+# JUnit tags the default run leaves out (e.g. browser), plus slow
+EXCLUDED=$(sed -n 's:.*<weft.test.excludedGroups>\(.*\)</weft.test.excludedGroups>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
+EXCLUDED=${EXCLUDED:+$EXCLUDED,}slow
 
 ensure_built
 
@@ -35,7 +38,7 @@ matrix_run() {
   marker=$(new_marker)
   set +e
   # shellcheck disable=SC2086  # goals is a word list
-  maven -fae -pl "$list" $goals -Dweft.test.java="$java" -DexcludedGroups=slow -Dweft.test.slow=false \
+  maven -fae -pl "$list" $goals -Dweft.test.java="$java" -Dweft.test.excludedGroups="$EXCLUDED" -DexcludedGroups="$EXCLUDED" -Dweft.test.slow=false \
     ${clojure:+-Dclojure.version=$clojure}
   status=$?
   set -e

@@ -60,7 +60,9 @@
   (is (pins? (pin/probe! 5)))
   (let [[r] (reports-of #(is (pins? (+ 1 2))))]
     (is (= :fail (:type r)))
-    (is (= "expected the body to pin a virtual thread at least once, but it pinned 0 times" (:actual r)))))
+    (is (str/starts-with? (:actual r) "expected the body to pin a virtual thread at least once, but it pinned 0 times"))
+    ;; JDK 21-23: the failure says that JFR cannot see Object.wait holding a carrier
+    (is (= (not jdk-24+) (str/includes? (:actual r) "Object.wait holds the carrier")))))
 
 (deftest a-body-that-throws-is-an-error-with-the-broken-rule-attached
   (let [[r] (reports-of #(is (no-pins? (pin/probe! 1) (throw (ex-info "mine" {})))))]

@@ -27,9 +27,25 @@ import java.util.Set;
  * @param elapsed   how long reading and auditing took
  * @param findings  what was found, most severe first, then by class, member and line
  * @param problems  what could not be audited (unreadable class files, duplicates), one line each
+ * @param suppressed findings a {@link Suppressions baseline or exclusion} covers: reported, not counted
  */
 public record AuditReport(List<String> inputs, int targetJdk, int classes, long bytes, Duration elapsed,
-                          List<Finding> findings, List<String> problems) {
+                          List<Finding> findings, List<String> problems, List<Suppressed> suppressed) {
+
+    /**
+     * A finding the user accepted.
+     *
+     * @param finding       the finding
+     * @param justification why it is not counted: the baseline file and its reason, or the exclusion pattern
+     */
+    public record Suppressed(Finding finding, String justification) {
+
+        /** @throws NullPointerException if a component is null */
+        public Suppressed {
+            Objects.requireNonNull(finding, "finding");
+            Objects.requireNonNull(justification, "justification");
+        }
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final String SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -39,10 +55,17 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
         inputs = List.copyOf(inputs);
         findings = List.copyOf(findings);
         problems = List.copyOf(problems);
+        suppressed = List.copyOf(suppressed);
         Objects.requireNonNull(elapsed, "elapsed");
     }
 
-    /** How many findings have each severity (every severity present, 0 when none). */
+    /** A report with nothing suppressed. */
+    public AuditReport(List<String> inputs, int targetJdk, int classes, long bytes, Duration elapsed,
+                       List<Finding> findings, List<String> problems) {
+        this(inputs, targetJdk, classes, bytes, elapsed, findings, problems, List.of());
+    }
+
+    /** How many findings have each severity (every severity present, 0 when none; suppressed ones not counted). */
     public Map<Severity, Integer> counts() {
         Map<Severity, Integer> counts = new EnumMap<>(Severity.class);
         for (Severity s : Severity.values()) {
@@ -76,6 +99,9 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
                 classes, bytes / 1e6, inputs.size(), inputs.size() == 1 ? "" : "s", elapsed.toNanos() / 1e9,
                 megabytesPerSecond(), targetJdk, counts.get(Severity.ERROR), plural(counts.get(Severity.ERROR)),
                 counts.get(Severity.WARNING), plural(counts.get(Severity.WARNING)), counts.get(Severity.INFO)));
+        if (!suppressed.isEmpty()) {
+            b.append(suppressed.size()).append(" more suppressed (not counted), listed at the end\n");
+        }
         for (Severity s : Severity.values()) {
             List<Finding> of = findings.stream().filter(f -> f.severity() == s).toList();
             if (of.isEmpty()) {
@@ -99,6 +125,15 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
                 b.append("  ").append(r.id()).append(": ").append(r.help()).append('\n');
             }
         }
+        if (!suppressed.isEmpty()) {
+            b.append("\nsuppressed (").append(suppressed.size()).append(")\n");
+            for (Suppressed s : suppressed) {
+                Finding f = s.finding();
+                b.append("  ").append(f.location()).append(" (").append(f.sourcePosition()).append(")  [")
+                        .append(f.rule().id()).append(", ").append(f.severity()).append("]\n");
+                b.append("      ").append(s.justification()).append('\n');
+            }
+        }
         if (!problems.isEmpty()) {
             b.append("\nnot audited\n");
             problems.forEach(p -> b.append("  ").append(p).append('\n'));
@@ -108,7 +143,8 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
 
     /**
      * The report as data: {@code tool, version, target_jdk, inputs, classes, bytes, seconds,
-     * mb_per_second, counts (error, warning, info), findings (see Finding.toMap), problems}.
+     * mb_per_second, counts (error, warning, info), findings (see Finding.toMap), suppressed (each
+     * a finding's map plus {@code justification}), problems}.
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -124,6 +160,11 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
         counts().forEach((s, n) -> counts.put(s.toString(), n));
         m.put("counts", counts);
         m.put("findings", findings.stream().map(Finding::toMap).toList());
+        m.put("suppressed", suppressed.stream().map(s -> {
+            Map<String, Object> f = new LinkedHashMap<>(s.finding().toMap());
+            f.put("justification", s.justification());
+            return f;
+        }).toList());
         m.put("problems", problems);
         return m;
     }
@@ -137,7 +178,8 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
      * The report as a SARIF 2.1.0 log: one run of the tool {@code weft-audit} with every rule
      * (id, descriptions, help, default level) and one result per finding, located by the source
      * file the class names (relative to its package folder, as in a source tree) and line, and by
-     * the logical name {@code class.member}.
+     * the logical name {@code class.member}. Suppressed findings are results too, with SARIF's
+     * {@code suppressions} (kind {@code external}, status {@code accepted}, the justification).
      */
     public String toSarif() {
         List<Map<String, Object>> rules = new ArrayList<>();
@@ -152,7 +194,11 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
             rules.add(rule);
         }
         List<Map<String, Object>> results = new ArrayList<>();
-        for (Finding f : findings) {
+        List<Suppressed> all = new ArrayList<>();
+        findings.forEach(f -> all.add(new Suppressed(f, "")));
+        all.addAll(suppressed);
+        for (Suppressed entry : all) {
+            Finding f = entry.finding();
             Map<String, Object> physical = new LinkedHashMap<>();
             physical.put("artifactLocation", Map.of("uri", sourceUri(f)));
             if (f.line() > 0) {
@@ -169,6 +215,11 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
             result.put("message", Map.of("text", f.location() + ": " + f.message()
                     + (f.path().size() > 1 ? " (via " + String.join(" -> ", f.path()) + ")" : "")));
             result.put("locations", List.of(location));
+            if (!entry.justification().isEmpty()) {
+                // SARIF 2.1.0 §3.35: a suppressed result; "external" = suppressed outside the source
+                result.put("suppressions", List.of(Map.of("kind", "external", "status", "accepted",
+                        "justification", entry.justification())));
+            }
             results.add(result);
         }
         Map<String, Object> driver = new LinkedHashMap<>();

@@ -173,7 +173,8 @@ final class PinsCommand implements Callable<Integer> {
                 }
             } catch (AttachNotSupportedException | IOException | SecurityException e) {
                 throw new CannotRecord(attachFailure(pid, process.get().info().user().orElse(null),
-                        System.getProperty("user.name"), process.get().info().command().orElse(null), e), e);
+                        System.getProperty("user.name"), process.get().info().command().orElse(null), e,
+                        process.get().isAlive()), e);
             }
             JMXConnector connector = null;
             try {
@@ -305,10 +306,16 @@ final class PinsCommand implements Callable<Integer> {
      * a JVM or does not accept attaching.
      */
     static String attachFailure(long pid, String owner, String me, String command, Exception e) {
+        return attachFailure(pid, owner, me, command, e, false);
+    }
+
+    /**
+     * As above, knowing whether the process is still alive: JDK 21's attach says "non existent JVM
+     * pid" also for a live process that is not a JVM, which is then named as such.
+     */
+    static String attachFailure(long pid, String owner, String me, String command, Exception e, boolean alive) {
         String why = rootMessage(e);
-        // JDK 21's attach says "No such process" also for a live process that is not a JVM
-        if ((why.contains("non existent JVM pid") || why.contains("No such process"))
-                && !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+        if (!alive && (why.contains("non existent JVM pid") || why.contains("No such process"))) {
             return "no JVM with pid " + pid + " is running; jps -l lists the running JVMs";
         }
         if (owner != null && me != null && !owner.equals(me) && !me.equals("root")) {

@@ -198,8 +198,10 @@ class PinCheckExtensionTest {
     void expectPinsPassesWhenEnoughPinsHappenedAndFailsOtherwise() {
         Map<String, TestExecutionResult> r = run(MethodLevel.class);
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("pinsTwice()").getStatus());
-        assertEquals("expected the test to pin a virtual thread at least once, but it pinned 0 times",
-                failureMessage(r.get("expectedToPinButDoesNot()")));
+        String message = failureMessage(r.get("expectedToPinButDoesNot()"));
+        assertTrue(message.startsWith("expected the test to pin a virtual thread at least once, but it pinned 0 times"), message);
+        // JDK 21-23: the failure says that JFR cannot see Object.wait holding a carrier
+        assertEquals(Runtime.version().feature() < 24, message.contains("Object.wait holds the carrier"), message);
     }
 
     @Test
