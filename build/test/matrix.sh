@@ -36,18 +36,25 @@ matrix_run() {
   goals="surefire:test"
   [ -z "$clojure" ] || goals="exec:exec@clojure-test"
   marker=$(new_marker)
+  local log
+  log=$(mktemp "$ROOT/target/.matrix-log.XXXXXX")
   set +e
   # shellcheck disable=SC2086  # goals is a word list
   maven -fae -pl "$list" $goals -Dweft.test.java="$java" -Dweft.test.excludedGroups="$EXCLUDED" -DexcludedGroups="$EXCLUDED" -Dweft.test.slow=false \
-    ${clojure:+-Dclojure.version=$clojure}
-  status=$?
+    ${clojure:+-Dclojure.version=$clojure} | tee "$log"
+  status=${PIPESTATUS[0]}
   set -e
   for m in "$@"; do
     read -r p f < <(count_tests "$marker" "$ROOT/$m")
     label="$m, JDK $jdk${clojure:+, Clojure ${clojure%.*}}"
+    # the reactor summary names a module by its <name> (else its artifactId)
+    name=$(sed -n '/<parent>/,/<\/parent>/d; s:^  <name>\(.*\)</name>.*:\1:p' "$ROOT/$m/pom.xml" | head -n 1)
     if [ $((p + f)) -gt 0 ]; then test_report "$label" "$p" "$f"
-    elif [ "$status" -ne 0 ]; then test_fail "$label" "Maven failed before its tests ran (see above)"; fi
+    elif grep -Eq "^\[INFO\] ${name:-$m} \.* (SKIPPED|FAILURE)" "$log"; then
+      test_fail "$label" "Maven skipped or failed it before its tests ran (see the Reactor Summary above)"
+    fi
   done
+  rm -f "$log"
   rm -f "$marker"
   say "matrix: JDK $jdk${clojure:+, Clojure $clojure} ($list): $((SECONDS - start)) s"
 }

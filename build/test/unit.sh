@@ -25,3 +25,23 @@ rm -f "$marker"
 if [ "$status" -ne 0 ]; then
   test_fail "build, JDK $JDK_MAJOR" "Maven reported a failure: modules that depend on a failed one did not run their tests (see the Reactor Summary above)"
 fi
+
+# weft passes its own audit: every library jar, at target JDK 21 (the oldest weft supports, where
+# synchronized and Object.wait pin), through the runnable weft-cli jar as a user runs it.
+# ProbeInit.<clinit> blocks on purpose: it is the pin probe (PinProbe), the one exclusion.
+cli=$(cli_jar)
+audit_jars=()
+for m in $(modules); do
+  case $m in weft-lab|weft-bench|weft-cli|weft-test-browser|weft-bom) continue ;; esac
+  for j in "$ROOT/$m"/target/"$m"-*.jar; do
+    case $j in *-sources.jar|*-javadoc.jar|*-tests.jar|*/original-*) ;; *) [ -f "$j" ] && audit_jars+=("$j") ;; esac
+  done
+done
+if [ -z "$cli" ] || [ ${#audit_jars[@]} -eq 0 ]; then
+  test_fail "weft's own jars, audit at target JDK 21" "the build made no weft-cli jar or library jars to audit"
+elif "$JAVA_HOME/bin/java" -jar "$cli" audit "${audit_jars[@]}" --target-jdk 21 --fail-on error \
+     --exclude 'dev.weft.pin.ProbeInit.<clinit>=the pin probe blocks in its class initializer on purpose'; then
+  test_report "weft's own jars, audit at target JDK 21" 1 0
+else
+  test_fail "weft's own jars, audit at target JDK 21" "errors above (fix them, or suppress with a reason: --exclude or --baseline)"
+fi

@@ -24,7 +24,11 @@
     (is (= 1 (count (:sites r))))
     (let [site (first (:sites r))]
       (is (= 2 (:count site)))
-      (is (>= (:total-ms site) 20.0) "each pin lasts at least its 10 ms")
+      ;; JFR times a pin from the park attempt, after the probe's sleep began: on JDK 25 the pins
+      ;; last their 10 ms, on JDK 21 measurably less (11.9 ms in total seen for 2 x 10 ms)
+      (is (pos? (:total-ms site)) "the pins' time is recorded")
+      (when jdk-24+
+        (is (>= (:total-ms site) 20.0) "each pin lasts at least its 10 ms"))
       (is (some #(and (= probe-init (:class %)) (= "<clinit>" (:method %))) (:frames site)))
       (when jdk-24+
         (is (= (str "VM call to " probe-init ".<clinit> on stack") (:reason site)))))

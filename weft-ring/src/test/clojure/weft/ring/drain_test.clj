@@ -122,7 +122,7 @@
           ^org.eclipse.jetty.io.EndPoint ep (.getConnectedEndPoints c)]
     (.setIdleTimeout ep (long ms))))
 
-(deftest stopping-five-times-over-loses-no-response
+(deftest ^:slow stopping-five-times-over-loses-no-response
   ;; Once all 1,000 requests are in their handlers, their connections get a 500 ms idle
   ;; timeout (set after the connect storm, so that a loaded machine's slow accepts do not
   ;; count), and the stop lowers it to Jetty's shutdown idle timeout: the handlers sleep 1 s,

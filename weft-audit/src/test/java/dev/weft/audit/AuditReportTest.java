@@ -29,7 +29,7 @@ class AuditReportTest {
     void jsonHasCountsAndFindings() throws Exception {
         JsonNode json = new ObjectMapper().readTree(Auditor.forTargetJdk(25).audit(List.of(fixture.toString())).toJson());
         assertEquals(List.of("tool", "version", "target_jdk", "inputs", "classes", "bytes", "seconds", "mb_per_second",
-                "counts", "findings", "problems"), fields(json));
+                "counts", "findings", "suppressed", "problems"), fields(json));
         assertEquals(25, json.get("target_jdk").asInt());
         assertEquals(2, json.get("counts").get("error").asInt(), "only the class initializers stay errors on 25");
         assertEquals(10, json.get("findings").size());

@@ -3,6 +3,7 @@ package dev.weft.cli;
 import dev.weft.audit.AuditReport;
 import dev.weft.audit.Auditor;
 import dev.weft.audit.Severity;
+import dev.weft.audit.Suppressions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -23,7 +24,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "audit", sortOptions = false,
         customSynopsis = "weft audit <jar|dir|classpath>... [--classpath CLASSPATH] [--target-jdk N]"
-                + " [--format text|json|sarif] [--output FILE] [--fail-on error|warning|info|none]",
+                + " [--format text|json|sarif] [--output FILE] [--fail-on error|warning|info|none]"
+                + " [--baseline FILE] [--write-baseline FILE] [--exclude PATTERN[=REASON]]...",
         description = "Finds in bytecode what pins or hurts virtual threads on a target JDK: blocking in class"
                 + " initializers, native methods and upcalls, synchronized around blocking calls, Object.wait,"
                 + " Thread.yield spin loops and ThreadLocal fields.",
@@ -62,6 +64,21 @@ final class AuditCommand implements Callable<Integer> {
             description = "Exit 1 when a finding is this severe or more: error, warning, info, or none (default).")
     String failOn = "none";
 
+    @Option(names = "--baseline", paramLabel = "FILE",
+            description = "Findings accepted earlier (a file --write-baseline wrote): reported as suppressed, not counted"
+                    + " and never reaching --fail-on. Matched by rule, class, member and descriptor, not line.")
+    Path baseline;
+
+    @Option(names = "--write-baseline", paramLabel = "FILE",
+            description = "Write every finding of this audit to FILE as a baseline (reasons already in --baseline are"
+                    + " kept; fill in the \"reason\" of new entries).")
+    Path writeBaseline;
+
+    @Option(names = "--exclude", paramLabel = "PATTERN[=REASON]",
+            description = "Suppress findings whose class.member matches PATTERN ('*' matches anything; a class name"
+                    + " alone covers its members), e.g. --exclude 'com.acme.Legacy.*=rewritten in 2.0'. Repeatable.")
+    List<String> excludes = List.of();
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
@@ -74,11 +91,30 @@ final class AuditCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--target-jdk: " + e.getMessage());
         }
+        Suppressions suppressions = Suppressions.none();
+        try {
+            if (baseline != null) {
+                suppressions = suppressions.withBaseline(baseline);
+            }
+            for (String exclude : excludes) {
+                int eq = exclude.indexOf('=');
+                suppressions = eq < 0 ? suppressions.excluding(exclude, null)
+                        : suppressions.excluding(exclude.substring(0, eq), exclude.substring(eq + 1));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    (baseline != null && e.getMessage().contains(baseline.toString()) ? "--baseline: " : "--exclude: ") + e.getMessage());
+        }
         AuditReport report;
         try {
-            report = auditor.audit(inputs, classpath);
+            report = suppressions.apply(auditor.audit(inputs, classpath));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (writeBaseline != null) {
+            suppressions.writeBaseline(report, writeBaseline);
+            spec.commandLine().getErr().printf(Locale.ROOT, "weft audit: baseline of %d findings written to %s%n",
+                    report.findings().size() + report.suppressed().size(), writeBaseline);
         }
         String text = switch (format) {
             case TEXT -> report.toText();

@@ -117,6 +117,14 @@ final class PinsCommand implements Callable<Integer> {
                 out.print(report.toText());
             }
             out.flush();
+            if (target.startedAgent != null) {
+                // the JDK has no way to stop the local connector once started (ManagementAgent.stop
+                // leaves it listening): say what stays open, decision 203
+                err.printf(Locale.ROOT, "weft pins: note: JVM %d keeps the local JMX agent weft started (%s), which"
+                        + " listens on every interface without authentication until the JVM exits; the JDK cannot stop"
+                        + " it. Restart the JVM if that matters here (doc/pinning.md).%n", pid, target.startedAgent);
+                err.flush();
+            }
             return 0;
         } catch (CannotRecord e) {
             err.println("weft pins: " + e.getMessage());
@@ -141,6 +149,8 @@ final class PinsCommand implements Callable<Integer> {
         final long pid;
         final String name;
         final String javaVersion;
+        /** The connector address when this command started the target's local JMX agent, else null. */
+        String startedAgent;
         private final JMXConnector connector;
         private final MBeanServerConnection jvm;
         private final FlightRecorderMXBean jfr;
@@ -164,9 +174,19 @@ final class PinsCommand implements Callable<Integer> {
                 throw new CannotRecord("pid " + pid + " is this weft command itself; give the pid of another JVM", null);
             }
             String address;
+            boolean agentWasRunning;
+            if (!mapsAJvm(pid)) {
+                // Before JDK 22 the attach API sends SIGQUIT to any process it tries, which ends one
+                // that is not a JVM (seen on 21.0.8 with `sleep`): never attach to such a process.
+                throw new CannotRecord(attachFailure(pid, process.get().info().user().orElse(null),
+                        System.getProperty("user.name"), process.get().info().command().orElse(null),
+                        new IOException("it is not a JVM (no libjvm in /proc/" + pid + "/maps)"), true), null);
+            }
             try {
                 VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
                 try {
+                    agentWasRunning = vm.getAgentProperties()
+                            .getProperty("com.sun.management.jmxremote.localConnectorAddress") != null;
                     address = vm.startLocalManagementAgent();
                 } finally {
                     vm.detach();
@@ -194,8 +214,10 @@ final class PinsCommand implements Callable<Integer> {
                             + " and jdk.management.jfr modules); add them to its image (jlink --add-modules"
                             + " jdk.jfr,jdk.management.jfr) or run it on a full JDK", null);
                 }
-                return new Target(pid, connector, jvm, JMX.newMXBeanProxy(jvm, jfrName, FlightRecorderMXBean.class),
+                Target target = new Target(pid, connector, jvm, JMX.newMXBeanProxy(jvm, jfrName, FlightRecorderMXBean.class),
                         name, version);
+                target.startedAgent = agentWasRunning ? null : address;
+                return target;
             } catch (IOException | MalformedObjectNameException | RuntimeException e) {
                 closeQuietly(connector);
                 throw new CannotRecord("cannot talk to JVM " + pid + " over its local JMX agent: " + e, e);
@@ -298,6 +320,19 @@ final class PinsCommand implements Callable<Integer> {
                     // the connection is gone either way
                 }
             }
+        }
+    }
+
+    /**
+     * False only when {@code /proc/<pid>/maps} is readable and maps no HotSpot library: the process
+     * is surely not a JVM. True where that cannot be told (no /proc, another user's process).
+     */
+    static boolean mapsAJvm(long pid) {
+        Path maps = Path.of("/proc", Long.toString(pid), "maps");
+        try (java.util.stream.Stream<String> lines = Files.lines(maps)) {
+            return lines.anyMatch(l -> l.contains("/libjvm."));
+        } catch (IOException | UncheckedIOException | SecurityException e) {
+            return true;
         }
     }
 

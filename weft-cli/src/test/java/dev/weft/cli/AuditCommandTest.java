@@ -56,6 +56,24 @@ class AuditCommandTest {
     }
 
     @Test
+    void aBaselineAndExclusionsSuppressFindingsSoFailOnPasses() throws Exception {
+        Path baseline = dir.resolve("baseline.json");
+        assertEquals(1, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error", "--write-baseline", baseline.toString()));
+        assertTrue(err.toString().contains("baseline of 10 findings written to " + baseline), err.toString());
+        assertEquals(0, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error", "--baseline", baseline.toString()));
+        assertTrue(out.toString().contains("0 errors, 0 warnings, 0 info\n10 more suppressed (not counted)"), out.toString());
+
+        out.getBuffer().setLength(0);
+        assertEquals(1, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error",
+                "--exclude", "dev.weft.audit.fixture.Sync*=reviewed", "--exclude", "dev.weft.audit.fixture.Waiter"));
+        assertTrue(out.toString().contains("2 errors"), "3 of the 5 errors excluded: " + out);
+        assertTrue(out.toString().contains("excluded by dev.weft.audit.fixture.Sync*: reviewed"), out.toString());
+
+        assertEquals(2, run(fixture.toString(), "--baseline", dir.resolve("missing.json").toString()));
+        assertTrue(err.toString().contains("--baseline: no baseline file"), err.toString());
+    }
+
+    @Test
     void failOnSetsTheExitStatus() {
         assertEquals(1, run(fixture.toString(), "--fail-on", "error"));
         assertEquals(0, run(clean.toString(), "--fail-on", "info"), "nothing found in the near misses");
