@@ -78,6 +78,8 @@ public final class PinMonitor implements AutoCloseable {
     private final System.Logger logger;
     private final PinAggregator aggregator;
     private final SchedulerSampler sampler;
+    private final StarvationDetector starvation; // null unless Builder.detectStarvation
+    private long episodesAtLastSummary;
     private final Instant started = Instant.now();
     private final Map<Long, Delivery> waiting = new ConcurrentHashMap<>();
     private final CountDownLatch running = new CountDownLatch(1);
@@ -107,6 +109,15 @@ public final class PinMonitor implements AutoCloseable {
         this.stream = new JfrPinStream(this, threshold);
         this.sampler = b.schedulerInterval.isZero() ? null
                 : SchedulerSampler.start(b.schedulerInterval, b.schedulerKeep, SchedulerSnapshot::take);
+        this.starvation = b.starvation == null ? null : b.starvation.start();
+    }
+
+    /**
+     * What the starvation detector started with this monitor ({@link Builder#detectStarvation})
+     * has seen so far, or empty when there is none.
+     */
+    public java.util.Optional<StarvationReport> starvation() {
+        return starvation == null ? java.util.Optional.empty() : java.util.Optional.of(starvation.report());
     }
 
     /** Starts configuring a monitor. */
@@ -197,6 +208,9 @@ public final class PinMonitor implements AutoCloseable {
             undelivered = e;
         }
         SchedulerSamples samples = sampler == null ? null : sampler.stop();
+        if (starvation != null) {
+            starvation.stop();
+        }
         PinReport report = aggregator.report(started, Instant.now(), threshold, samples);
         last = report;
         try {
@@ -391,8 +405,12 @@ public final class PinMonitor implements AutoCloseable {
         countsAtLastSummary = counts;
         pinsAtLastSummary = now.pins();
         failuresAtLastSummary = now.submitFailures();
-        String scheduler = now.scheduler() == null ? "" : "; scheduler: " + now.scheduler().summary();
-        if (newPins == 0 && newFailures == 0) {
+        String scheduler = (now.scheduler() == null ? "" : "; scheduler: " + now.scheduler().summary())
+                + StarvationSummary.line(starvation);
+        long episodes = starvation == null ? 0 : starvation.report().episodes();
+        boolean starved = episodes > episodesAtLastSummary;
+        episodesAtLastSummary = episodes;
+        if (newPins == 0 && newFailures == 0 && !starved) {
             logger.log(Level.DEBUG, () -> String.format(Locale.ROOT, "weft pin monitor %d: no pins in the last %s (%d since start)%s",
                     id, Durations.human(summaryEvery), now.pins(), scheduler));
             return;
@@ -425,6 +443,7 @@ public final class PinMonitor implements AutoCloseable {
         private int maxSites = PinAggregator.DEFAULT_MAX_SITES;
         private Consumer<? super PinEvent> onPin;
         private Duration summaryEvery;
+        private StarvationDetector.Builder starvation;
         private System.Logger logger = System.getLogger("dev.weft.pin");
         private Duration schedulerInterval = Duration.ofSeconds(1);
         private int schedulerKeep = 600;
@@ -523,6 +542,17 @@ public final class PinMonitor implements AutoCloseable {
             }
             this.schedulerInterval = interval;
             this.schedulerKeep = keep;
+            return this;
+        }
+
+        /**
+         * Also runs a {@link StarvationDetector} built by {@code detector} (its threshold and
+         * {@code onStarvation} callback) for as long as the monitor runs: the periodic summary
+         * then says how long virtual threads waited for a carrier, and warns when that grew;
+         * {@link PinMonitor#starvation()} has its report. Off unless set.
+         */
+        public Builder detectStarvation(StarvationDetector.Builder detector) {
+            this.starvation = Objects.requireNonNull(detector, "detector");
             return this;
         }
 

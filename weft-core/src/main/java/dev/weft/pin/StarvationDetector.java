@@ -33,10 +33,13 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  *
- * <p>Cost: one wake-up per {@code period} and JFR execution sampling of running threads every
+ * <p>A busy machine delays every thread, not only virtual ones: a platform thread of the detector
+ * wakes on the same period, and its own lateness over the canary's wait (the operating system's
+ * share) is subtracted, so that what is reported is the wait for a carrier.
+ *
+ * <p>Cost: two wake-ups per {@code period} and JFR execution sampling of running threads every
  * {@code samplePeriod} (measured by the lab's {@code pool} scenario on a workload that never
- * starves). A busy machine's CPU (not only its carriers) also delays the canary: the report is
- * about the virtual threads' wait, whatever its cause.
+ * starves; starting the JFR recording takes a moment of CPU once).
  */
 public final class StarvationDetector implements AutoCloseable {
 
@@ -47,12 +50,14 @@ public final class StarvationDetector implements AutoCloseable {
     private final long threshold;
     private final int topFrames;
     private final Consumer<? super Episode> onStarvation;
-    private final StarvationSampler sampler;
+    private volatile StarvationSampler sampler;
     private final Thread canary;
     private final Instant from = Instant.now();
     private final Object lock = new Object();
     private final List<Episode> pending = new ArrayList<>();
     private final Map<List<PinFrame>, long[]> sites = new HashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong referenceLate = new java.util.concurrent.atomic.AtomicLong();
+    private final Thread reference;
     private volatile boolean running = true;
     private long episodes;
     private long starvedNanos;
@@ -89,6 +94,7 @@ public final class StarvationDetector implements AutoCloseable {
             }
         }
         this.sampler = s;
+        this.reference = Thread.ofPlatform().daemon(true).name("weft-starvation-reference").start(this::reference);
         this.canary = Thread.ofVirtual().name("weft-starvation-canary").start(this::watch);
     }
 
@@ -102,7 +108,8 @@ public final class StarvationDetector implements AutoCloseable {
         return Duration.ofNanos(threshold);
     }
 
-    private void watch() {
+    /** The same sleep on a platform thread: its lateness is the operating system's, not the carriers'. */
+    private void reference() {
         while (running) {
             long due = System.nanoTime() + period;
             long now;
@@ -110,13 +117,27 @@ public final class StarvationDetector implements AutoCloseable {
                 LockSupport.parkNanos(this, due - now);
             }
             long late = now - due;
+            referenceLate.accumulateAndGet(late, Math::max);
+        }
+    }
+
+    private void watch() {
+        referenceLate.set(0);
+        while (running) {
+            long due = System.nanoTime() + period;
+            long now;
+            while ((now = System.nanoTime()) < due && running) {
+                LockSupport.parkNanos(this, due - now);
+            }
+            long raw = now - due;
+            long late = raw - referenceLate.getAndSet(0);
             if (late >= threshold && running) {
                 synchronized (lock) {
                     episodes++;
                     starvedNanos += late;
                     maxNanos = Math.max(maxNanos, late);
                     Instant wake = Instant.now();
-                    pending.add(new Episode(wake.minusNanos(late), Duration.ofNanos(late), List.of()));
+                    pending.add(new Episode(wake.minusNanos(raw), Duration.ofNanos(late), List.of()));
                 }
             }
             resolve(false);
@@ -129,7 +150,8 @@ public final class StarvationDetector implements AutoCloseable {
         synchronized (lock) {
             for (Iterator<Episode> it = pending.iterator(); it.hasNext(); ) {
                 Episode e = it.next();
-                Instant end = e.due().plus(e.waited());
+                Instant end = e.due().plus(e.waited()).plusMillis(period / 1_000_000 + 1);
+                StarvationSampler sampler = this.sampler;
                 if (force || sampler == null || sampler.deliveredUpTo(end)) {
                     it.remove();
                     Map<List<PinFrame>, long[]> here = new HashMap<>();
@@ -185,8 +207,10 @@ public final class StarvationDetector implements AutoCloseable {
         }
         running = false;
         LockSupport.unpark(canary);
+        LockSupport.unpark(reference);
         try {
             canary.join(Duration.ofSeconds(5));
+            reference.join(Duration.ofSeconds(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -196,8 +220,10 @@ public final class StarvationDetector implements AutoCloseable {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         resolve(true);
-        if (sampler != null) {
-            sampler.close();
+        StarvationSampler s = sampler;
+        sampler = null;
+        if (s != null) {
+            s.close();
         }
         StarvationReport r = report();
         synchronized (lock) {

@@ -32,7 +32,7 @@ class StarvationDetectorTest {
         Thread.sleep(50);
         List<Thread> spinners = new ArrayList<>();
         for (int i = 0; i < carriers * 2; i++) {
-            spinners.add(Thread.ofVirtual().start(() -> spinOnCarrier(400)));
+            spinners.add(Thread.ofVirtual().start(() -> spinOnCarrier(1000)));
         }
         for (Thread t : spinners) {
             t.join();
@@ -48,6 +48,30 @@ class StarvationDetectorTest {
         assertTrue(r.toMap().containsKey("starved_ms"));
         assertTrue(r.toText().contains("starvation episode"), r.toText());
         assertTrue(d.stop() == r, "stop is idempotent");
+    }
+
+    @Test
+    void aPinMonitorRunsTheDetectorAndSaysSoInItsSummary() throws Exception {
+        PinMonitorTest.RecordingLogger logger = new PinMonitorTest.RecordingLogger();
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        try (PinMonitor m = PinMonitor.builder().summaryEvery(Duration.ofMillis(200)).logger(logger)
+                .detectStarvation(StarvationDetector.builder().threshold(Duration.ofMillis(50))).start()) {
+            List<Thread> spinners = new ArrayList<>();
+            for (int i = 0; i < carriers * 2; i++) {
+                spinners.add(Thread.ofVirtual().start(() -> spinOnCarrier(500)));
+            }
+            for (Thread t : spinners) {
+                t.join();
+            }
+            long end = System.nanoTime() + 10_000_000_000L;
+            while (logger.at(System.Logger.Level.WARNING).stream().noneMatch(e -> e.message().contains("waited for a carrier"))
+                    && System.nanoTime() < end) {
+                Thread.sleep(50);
+            }
+            assertTrue(m.starvation().orElseThrow().episodes() >= 1);
+            assertTrue(logger.at(System.Logger.Level.WARNING).stream().anyMatch(e -> e.message().contains("waited for a carrier")),
+                    logger.entries.toString());
+        }
     }
 
     @Test
