@@ -89,7 +89,7 @@ for pom in "$ROOT"/examples/*/pom.xml; do
                          END { printf "%d %d\n", (n > bad ? n - bad : 0), bad }' "$log")
   fi
   if [ "$status" -ne 0 ]; then
-    grep -E '^\[ERROR\] (Failed to execute|Tests run:.*Fail|  [A-Za-z]|[a-z.]+Error|Non-resolvable)|^(FAIL|ERROR) in|^(expected|  actual):' "$log" | head -n 15
+    grep -E '^\[ERROR\] (Failed to execute|Tests run:.*Fail|  [A-Za-z]|[a-zA-Z.]+(Error|Exception)|Non-resolvable)|^(FAIL|ERROR) in|^(expected|  actual):' "$log" | head -n 15
     if [ "$f" -gt 0 ]; then
       say "$name: mvn verify failed (log: $log)"
       test_report "$name, JDK $JDK_MAJOR" "$p" "$f"
