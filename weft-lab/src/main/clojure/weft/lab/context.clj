@@ -12,6 +12,8 @@
     scoped-value           a java.lang.ScopedValue re-bound in every task (JDK 25+)
     explicit-arg           the context closed over and passed as an argument: the floor
     weft-context           a `defcontext` key bound with `with-context`, read with `@`
+    weft-context-mdc       the same, plus a request id mirrored into the SLF4J MDC of every
+                           task by weft-slf4j (the lab's SLF4J binding's MDC)
   All but dynamic-var-1-binding run in that same loaded-code environment. Variants run
   interleaved, in a new order each round, and report the median run, comparable with the
   article's means (the fastest and every run are kept as extras). The goals compare variants
@@ -20,8 +22,10 @@
   (:require [clojure.main :as main]
             [weft.context :refer [defcontext with-context]]
             [weft.lab.scenario :as lab]
-            [weft.scope :as scope])
+            [weft.scope :as scope]
+            [weft.slf4j :as slf4j])
   (:import (dev.weft.context Context)
+           (org.slf4j MDC)
            (dev.weft.thread SchedulerSampler SchedulerSamples)
            (java.time Duration)))
 
@@ -56,6 +60,31 @@
 (defn- weft-context-run [n]
   (with-context [weft-context context-data]
     (scope/pmap (fn [x] (+ x (:increase @weft-context))) (repeat n 1))))
+
+(defcontext request-id "The request id weft-context-mdc mirrors into the MDC.")
+
+(defn- with-mdc-mirror
+  "Calls `f` with weft-slf4j mirroring `request-id` into the MDC as requestId: for this call
+  only, since a mirror applies to every conveyance in the JVM."
+  [f]
+  (with-open [_ (slf4j/mirror! {request-id "requestId"})]
+    (f)))
+
+(defn- weft-context-mdc-run [n]
+  (with-mdc-mirror
+    #(with-context [weft-context context-data request-id "r-42"]
+       (scope/pmap (fn [x] (+ x (:increase @weft-context))) (repeat n 1)))))
+
+(defn- check-mdc-mirror!
+  "Throws unless a task of the weft-context-mdc variant sees the request id in its MDC."
+  []
+  (let [seen (with-mdc-mirror
+               #(with-context [request-id "r-42"]
+                  (first (scope/pmap (fn [_] (MDC/get "requestId")) [1]))))]
+    (when-not (= "r-42" seen)
+      (throw (IllegalStateException. (str "weft-context-mdc: a task's MDC requestId is " (pr-str seen)
+                                          ", not r-42; the MDC adapter " (class (MDC/getMDCAdapter))
+                                          " does not keep entries"))))))
 
 (defn- scoped-value-run []
   (when (>= (.feature (Runtime/version)) 25)
@@ -132,7 +161,8 @@
         variants (cond-> [["dynamic-var" :loaded dynamic-var-run]
                           ["dynamic-var-1-binding" :plain dynamic-var-run]
                           ["explicit-arg" :loaded explicit-arg-run]
-                          ["weft-context" :loaded weft-context-run]]
+                          ["weft-context" :loaded weft-context-run]
+                          ["weft-context-mdc" :loaded weft-context-mdc-run]]
                    sv (conj ["scoped-value" :loaded sv]))
         samplers (atom {})
         times (atom {})]
@@ -142,6 +172,7 @@
     (lab/progress! ctx n " tasks per run, " warmups " warm-up and " rounds " measured runs per variant, interleaved"
                    " (the median is reported);"
                    " context kept in " (Context/implementation))
+    (check-mdc-mirror!)
     (doseq [[_ env f] variants, _ (range warmups)]
       (measure env f n))
     (doseq [round (range rounds)
@@ -192,6 +223,14 @@
         (lab/note! ctx (format (str "weft-context: %.3fx explicit-arg by the median of %d per-round ratios (ratio of the"
                                     " medians: %.3fx); %.3f us per task over explicit-arg; dynamic-var / weft-context %.2fx")
                                weft-vs-arg rounds (/ (ms "weft-context") floor) (per-task-us "weft-context") dyn-vs-weft))
+        (lab/goal! ctx {:name "weft-context-mdc within 1.10x of weft-context (its time / weft-context's, per round)"
+                        :numerators (@times "weft-context-mdc") :denominators (@times "weft-context")
+                        :direction :at-most :target 1.10})
+        (lab/note! ctx (format (str "weft-context-mdc: %.3fx weft-context by the median of %d per-round ratios;"
+                                    " %.1f ns per task for mirroring a request id into the MDC (%s)")
+                               (paired-ratio @times "weft-context-mdc" "weft-context") rounds
+                               (* 1000.0 (- (per-task-us "weft-context-mdc") (per-task-us "weft-context")))
+                               (.getName (class (MDC/getMDCAdapter)))))
         (if sv
           (lab/note! ctx (format (str "scoped-value re-binds a java.lang.ScopedValue in every task (what the article's"
                                       " StructuredTaskScope inheritance does): %.3fx explicit-arg (median of"

@@ -5,6 +5,7 @@ import dev.weft.context.ContextKey;
 import dev.weft.scope.Scope;
 import dev.weft.scope.Subtask;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -71,23 +72,29 @@ public class ForkBench {
 
     /** Forks {@value #BATCH} tasks with the keys bound, each reading {@code read} if not null; joins; sums. */
     private long forkAndJoin(ContextKey<Integer> read) {
-        return bound.call(() -> {
-            long sum = 0;
-            try (Scope scope = Scope.open()) {
-                Subtask<?>[] tasks = new Subtask<?>[BATCH];
-                for (int i = 0; i < BATCH; i++) {
-                    int n = i;
-                    tasks[i] = scope.fork(() -> read == null ? n : n + read.get());
-                }
-                scope.join();
-                for (Subtask<?> t : tasks) {
-                    sum += (Integer) t.get();
-                }
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
+        return bound.call(() -> forkAndJoin(BATCH, n -> read == null ? n : n + read.get()));
+    }
+
+    /**
+     * Opens a scope in the current thread, forks {@code batch} tasks, task {@code n} computing
+     * {@code task(n)}, joins them and sums their results: the fork loop every fork benchmark shares.
+     */
+    static long forkAndJoin(int batch, IntUnaryOperator task) {
+        long sum = 0;
+        try (Scope scope = Scope.open()) {
+            Subtask<?>[] tasks = new Subtask<?>[batch];
+            for (int i = 0; i < batch; i++) {
+                int n = i;
+                tasks[i] = scope.fork(() -> task.applyAsInt(n));
             }
-            return sum;
-        });
+            scope.join();
+            for (Subtask<?> t : tasks) {
+                sum += (Integer) t.get();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        return sum;
     }
 
     /** Per task: the floor, a plain virtual thread started and joined, conveying nothing. */

@@ -77,15 +77,17 @@ final class Carriers {
 
     /**
      * {@code keys} carrying the registered carriers' state captured now: {@code keys} itself when
-     * nothing is registered, or when every carrier captured exactly what {@code keys} already
-     * carries (no allocation); otherwise a snapshot with the same keys and the new state.
+     * nothing is registered; the snapshot that already carries exactly that state when there is
+     * one ({@code keys}, or the one last derived from {@code keys}), so repeated captures with
+     * nothing changed allocate nothing; otherwise a snapshot with the same keys and the new state.
      */
     static Context.Snapshot capture(Context.Snapshot keys) {
         ContextCarrier<?>[] cs = registered;
         if (cs.length == 0) {
             return keys.carried == null ? keys : keys.carrying(null);
         }
-        Carried before = keys.carried;
+        Context.Snapshot base = keys.carried != null ? keys : keys.derived;
+        Carried before = base == null ? null : base.carried;
         Object[] prior = before != null && before.carriers == cs ? before.states : null;
         Object[] states = null; // allocated at the first state that differs from prior (or from null)
         for (int i = 0; i < cs.length; i++) {
@@ -101,54 +103,63 @@ final class Carriers {
             }
         }
         if (states == null) {
-            // Exactly what keys carries already, or nothing at all.
-            return prior != null ? keys : keys.carrying(null);
+            // Exactly what base carries already, or nothing at all.
+            return prior != null ? base : keys.carrying(null);
         }
         for (Object s : states) {
             if (s != null) {
-                return keys.carrying(new Carried(cs, states));
+                Context.Snapshot carrying = keys.carrying(new Carried(cs, states));
+                if (keys.carried == null) {
+                    keys.derived = carrying; // a benign race: any derived snapshot is a correct one
+                }
+                return carrying;
             }
         }
         return keys.carrying(null);
     }
 
-    /** Runs {@code body} with {@code s}'s keys in effect and, around it, its carried state. */
+    /** Runs {@code body} with {@code s}'s carried state attached and its keys in effect. */
     static void run(Context.Snapshot s, Runnable body) {
         Carried c = s.carried;
         if (c == null) {
             Binder.INSTANCE.run(s, body);
         } else {
-            Binder.INSTANCE.run(s, () -> attachFrom(0, c, s, () -> {
-                body.run();
-                return null;
-            }));
+            attachFrom(0, c, s, body, null);
         }
     }
 
-    /** Calls {@code body} with {@code s}'s keys in effect and, around it, its carried state. */
+    /** Calls {@code body} with {@code s}'s carried state attached and its keys in effect. */
     static <T, X extends Throwable> T call(Context.Snapshot s, Context.CallableOp<? extends T, X> body) throws X {
         Carried c = s.carried;
         if (c == null) {
             return Binder.INSTANCE.call(s, body);
         }
-        return Binder.INSTANCE.call(s, () -> attachFrom(0, c, s, body));
+        return attachFrom(0, c, s, null, body);
     }
 
-    /** Attaches carriers {@code i..} in order, calls {@code body}, restores them in reverse order. */
+    /**
+     * Attaches carriers {@code i..} in order, then runs {@code run} (when not null) or calls
+     * {@code call} with the keys in effect, then restores the carriers in reverse order. One
+     * frame per carrier and no lambda: this is on every conveyed task's path.
+     */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static <T, X extends Throwable> T attachFrom(int i, Carried c, Context.Snapshot s,
-            Context.CallableOp<? extends T, X> body) throws X {
+    private static <T, X extends Throwable> T attachFrom(int i, Carried c, Context.Snapshot s, Runnable run,
+            Context.CallableOp<? extends T, X> call) throws X {
         Object[] states = c.states;
         while (i < states.length && states[i] == null) {
             i++;
         }
         if (i == states.length) {
-            return body.call();
+            if (run != null) {
+                Binder.INSTANCE.run(s, run);
+                return null;
+            }
+            return Binder.INSTANCE.call(s, call);
         }
         ContextCarrier.Restore restore = ((ContextCarrier) c.carriers[i]).attach(states[i], s);
         Throwable failure = null;
         try {
-            return attachFrom(i + 1, c, s, body);
+            return attachFrom(i + 1, c, s, run, call);
         } catch (Throwable t) {
             failure = t;
             throw t;

@@ -225,6 +225,8 @@ public final class Context {
         final Object[] values;
         /** What registered {@link ContextCarrier}s captured with this snapshot; null: nothing. */
         final Carriers.Carried carried;
+        /** The snapshot with these keys that {@link Carriers#capture} made last, to reuse it. */
+        Snapshot derived;
 
         private Snapshot(ContextKey<?>[] keys, Object[] values) {
             this(keys, values, null);

@@ -14,9 +14,10 @@ import java.util.Objects;
  *       which every conveyance calls once at the hand-off, and {@link Context.Bindings#run}/
  *       {@link Context.Bindings#call}, which bind keys in the current thread): once per snapshot,
  *       whatever the number of keys or of tasks that snapshot later runs;</li>
- *   <li>{@link #attach} runs in the thread that runs a task with that snapshot, after the snapshot's
- *       keys are in effect, and the {@link Restore} it returns runs after the task, in the same
- *       thread, whether the task returned or threw.</li>
+     *   <li>{@link #attach} runs in the thread that runs a task with that snapshot, just before the
+ *       snapshot's keys are put in effect (read them from its {@code keys} argument), and the
+ *       {@link Restore} it returns runs after the task, in the same thread, whether the task
+ *       returned or threw.</li>
  * </ul>
  * So the foreign context is captured where the work is handed over and in effect exactly for the
  * task, and a reused thread keeps nothing of it. A snapshot keeps the state it captured:
@@ -26,7 +27,8 @@ import java.util.Objects;
  * <p>Cost: with no carrier registered, conveyance costs what it did without this interface (one
  * volatile read per capture). With carriers, a capture calls each carrier's {@code capture} and,
  * when every carrier returns the very state the current snapshot already carries (a fork that
- * forks again, with nothing changed), returns that snapshot without allocating.
+ * forks again, or a thread forking many times, with nothing changed), returns that snapshot
+ * without allocating.
  *
  * <pre>{@code
  * // The current value of some thread-local system, conveyed like a weft key:
@@ -62,8 +64,8 @@ public interface ContextCarrier<S> {
 
     /**
      * Puts {@code state} in effect in the current thread for a task and returns what restores the
-     * thread as it was. Called in the thread that runs the task, with the snapshot's keys already
-     * in effect, so {@code keys} (the snapshot being run) and {@link ContextKey#get()} agree.
+     * thread as it was. Called in the thread that runs the task, just before the task's keys are
+     * put in effect: read them from {@code keys}, not with {@link ContextKey#get()}.
      *
      * @param state what {@link #capture()} returned, never null
      * @param keys  the snapshot the task runs with: its keys, to mirror them elsewhere

@@ -13,8 +13,9 @@ import org.slf4j.MDC;
  * ({@link Context#where}) and every task that weft conveys them to (scope forks, {@code vthread},
  * {@code vfuture}, weft executors, {@link Context#wrap wrapped} executors, weft-kotlin's
  * dispatchers), each mirrored key bound to a non-null value is an MDC entry, under the name you
- * chose, holding {@code String.valueOf(value)}. After the body or task the thread's previous MDC
- * entries of those names are put back, so a reused pool thread keeps nothing.
+ * chose, holding {@code String.valueOf(value)}. After the body or task the thread's MDC is put back
+ * as it was before (entries the task put itself are gone too), so a reused pool thread keeps
+ * nothing.
  *
  * <pre>{@code
  * static final ContextKey<String> REQUEST_ID = ContextKey.of("request-id");
@@ -33,17 +34,16 @@ import org.slf4j.MDC;
  * weft-slf4j depends on {@code slf4j-api} only. Entries you put with {@code MDC.put} yourself are
  * not conveyed: bind a key and mirror it. A key that is not bound, or bound to {@code null}, has
  * no entry for the body (an entry of that name the thread had is removed, then put back).
+ * Entries of other names that the thread has stay visible to the task.
  *
  * <p>The mirror is a {@link ContextCarrier}: it costs nothing until a snapshot is captured, then,
- * per task, one look-up per mirrored key and an MDC write for each entry that changes (measured
- * by weft-bench's {@code ObservabilityBench}). With kotlinx's {@code MDCContext}: create it inside
+ * per task, a look-up per mirrored key, an MDC put per bound one and one restore of the MDC
+ * (measured by weft-bench's {@code ObservabilityBench}, next to {@code MdcBench}, the MDC's own
+ * cost of the same puts). With kotlinx's {@code MDCContext}: create it inside
  * the body that binds the keys, so the map it captures has the mirrored entries (see the module
  * README).
  */
 public final class WeftMdc {
-
-    /** A mirror covers at most this many keys (the restore keeps a bit per key). */
-    static final int MAX_KEYS = 64;
 
     private WeftMdc() {
     }
@@ -54,8 +54,7 @@ public final class WeftMdc {
      *
      * @param namesByKey keys and the MDC entry name of each
      * @return the registration; {@code close()} stops mirroring
-     * @throws IllegalArgumentException if the map is empty, a name is blank, two keys share a name,
-     *                                  or there are more than 64 keys
+     * @throws IllegalArgumentException if the map is empty, a name is blank or two keys share a name
      * @throws NullPointerException     if the map, a key or a name is null
      */
     public static ContextCarrier.Registration mirror(Map<? extends ContextKey<?>, String> namesByKey) {
@@ -81,6 +80,8 @@ public final class WeftMdc {
     /** The carrier: nothing to capture (the keys are in the snapshot), MDC entries per task. */
     static final class MdcCarrier implements ContextCarrier<MdcCarrier> {
 
+        private static final Restore CLEAR = MDC::clear;
+
         private final ContextKey<?>[] keys;
         private final String[] names;
 
@@ -89,10 +90,6 @@ public final class WeftMdc {
             if (namesByKey.isEmpty()) {
                 throw new IllegalArgumentException("WeftMdc.mirror needs at least one key, e.g."
                         + " WeftMdc.mirror(Map.of(REQUEST_ID, \"requestId\"))");
-            }
-            if (namesByKey.size() > MAX_KEYS) {
-                throw new IllegalArgumentException("WeftMdc.mirror takes at most " + MAX_KEYS + " keys per call, got "
-                        + namesByKey.size() + "; call it again for more");
             }
             keys = new ContextKey<?>[namesByKey.size()];
             names = new String[keys.length];
@@ -121,43 +118,25 @@ public final class WeftMdc {
             return this;
         }
 
+        /**
+         * Sets the mirrored entries for the task. The restore puts the whole MDC back as it was:
+         * cleared when it was empty (a new thread, a pool thread weft restored before: one
+         * {@code MDC.clear()}), else the copy taken here, so entries the task put itself do not
+         * outlive it either.
+         */
         @Override
         public Restore attach(MdcCarrier self, Context.Snapshot snapshot) {
-            long changed = 0;
-            String[] previous = null;
+            Map<String, String> before = MDC.getCopyOfContextMap();
+            boolean empty = before == null || before.isEmpty();
             for (int i = 0; i < keys.length; i++) {
                 Object v = snapshot.isBound(keys[i]) ? snapshot.get(keys[i]) : null;
-                String value = v == null ? null : String.valueOf(v);
-                String before = MDC.get(names[i]);
-                if (!Objects.equals(before, value)) {
-                    if (previous == null) {
-                        previous = new String[keys.length];
-                    }
-                    previous[i] = before;
-                    changed |= 1L << i;
-                    put(names[i], value);
+                if (v != null) {
+                    MDC.put(names[i], String.valueOf(v));
+                } else if (!empty && before.containsKey(names[i])) {
+                    MDC.remove(names[i]);
                 }
             }
-            if (changed == 0) {
-                return Restore.NOTHING;
-            }
-            long restore = changed;
-            String[] was = previous;
-            return () -> {
-                for (int i = 0; i < names.length; i++) {
-                    if ((restore & (1L << i)) != 0) {
-                        put(names[i], was[i]);
-                    }
-                }
-            };
-        }
-
-        private static void put(String name, String value) {
-            if (value == null) {
-                MDC.remove(name);
-            } else {
-                MDC.put(name, value);
-            }
+            return empty ? CLEAR : () -> MDC.setContextMap(before);
         }
 
         @Override

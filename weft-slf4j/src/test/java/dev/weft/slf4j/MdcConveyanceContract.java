@@ -154,6 +154,26 @@ abstract class MdcConveyanceContract {
     }
 
     @Test
+    void entriesATaskPutsItselfDoNotOutliveItOnAReusedThread() throws Exception {
+        ExecutorService one = Context.wrap(Executors.newSingleThreadExecutor());
+        try {
+            Context.where(REQUEST_ID, "r-3").run(() -> {
+                try {
+                    one.submit(() -> MDC.put("extra", "from a task with a key")).get();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertNull(one.submit(() -> MDC.get("extra")).get());
+            one.submit(() -> MDC.put("extra", "from a task with no key")).get();
+            assertNull(one.submit(() -> MDC.get("extra")).get());
+            assertNull(one.submit(() -> MDC.get("requestId")).get());
+        } finally {
+            one.close();
+        }
+    }
+
+    @Test
     void nestedBindingsShowTheInnerValueAndThenTheOuterAgain() throws IOException {
         Context.where(REQUEST_ID, "outer").where(USER, 7).run(() -> {
             Context.where(REQUEST_ID, "inner").run(() -> log("inner"));
