@@ -60,6 +60,7 @@
             [weft.impl :as wimpl]
             [weft.impl.options :as options])
   (:import (dev.weft.context Context ContextKey)
+           (dev.weft.jfr PipelineStopEvent)
            (dev.weft.scope Scope)
            (dev.weft.thread SchedulerSampler SchedulerSamples)
            (java.nio.channels ClosedByInterruptException)
@@ -605,6 +606,19 @@
              {:weft.async/input (.-input stop) :weft.async/index (.-index stop)}
              e)))
 
+(defn- emit-stop!
+  "Commits a dev.weft.PipelineStop JFR event (how the pipeline stopped, inputs taken, outputs
+  delivered) when a recording enables it; otherwise costs one check."
+  [pname ^Stop s taken delivered]
+  (when (PipelineStopEvent/isRecorded)
+    (PipelineStopEvent/emit pname
+                            (case (some-> s .-kind)
+                              :failure (str "failed: " (.getName (class (.-error s))))
+                              :cancelled "cancelled"
+                              :to-closed "to closed"
+                              nil "completed")
+                            taken delivered)))
+
 (defn- run-pipeline
   [n to xf from opts]
   (let [{:keys [close? ex-handler ordered?]} (merge {:close? true :ordered? true} opts)
@@ -614,6 +628,8 @@
         q (LinkedBlockingQueue.)
         in-flight (ConcurrentHashMap.)
         stop (AtomicReference.)
+        taken (AtomicLong.)       ; for the JFR event: inputs the dispatcher took
+        delivered (AtomicLong.)   ; and outputs the collector put on `to`
         dispatcher (AtomicReference.)
         result (a/chan 1)
         scope-ref (AtomicReference.)
@@ -690,6 +706,7 @@
                            (cancel!)
                            (stop! (->Stop :failure (aget total 0) t nil))))
                        (finally
+                         (.set taken (aget total 0))
                          (.set dispatcher nil)
                          (.offer q (End. (aget total 0)))))))
         take-q (fn []
@@ -716,7 +733,7 @@
                              (cond
                                (identical? ok ::cancelled) nil
                                (not ok) (stop! (->Stop :to-closed -1 nil nil))
-                               :else (recur more))))))))
+                               :else (do (.incrementAndGet delivered) (recur more)))))))))
         finish! (fn []
                   (let [^Stop s (.get stop)]
                     (when close? (a/close! to))
@@ -726,6 +743,7 @@
                                                    (str (pipeline-label pname) " was cancelled: its scope ended (or its"
                                                         " threads were interrupted) before every input was delivered")))
                       nil)
+                    (emit-stop! pname s (.get taken) (.get delivered))
                     (a/close! result)))
         collect (fn [_]
                   (loop [processed 0 total -1]

@@ -1,5 +1,7 @@
 package dev.weft.jfr;
 
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeoutException;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Enabled;
@@ -11,7 +13,8 @@ import jdk.jfr.StackTrace;
 /**
  * A weft scope ({@code dev.weft.scope.Scope}) from open to close: a duration event committed when
  * the scope closes, in the owner thread. Off unless a recording enables {@value #NAME}.
- * {@code Scope} begins one with {@link #opened()} and ends it with {@link #closed}.
+ * {@code Scope} begins one with {@link #opened()}, notes each join with {@link #joined} and ends it
+ * with {@link #closed}.
  */
 @Name(ScopeEvent.NAME)
 @Label("Scope")
@@ -37,7 +40,7 @@ public final class ScopeEvent extends Event {
     long forks;
 
     @Label("Outcome")
-    @Description("succeeded, failed: <exception>, timed out, cancelled, or not joined")
+    @Description("succeeded, timed out, failed: <exception class> (the last join's), cancelled, not joined or closed without a join")
     String outcome;
 
     ScopeEvent() {
@@ -57,15 +60,40 @@ public final class ScopeEvent extends Event {
     }
 
     /**
-     * Ends and commits {@code event} (null: not recorded, nothing to do).
-     *
-     * @param event   what {@link #opened()} returned
-     * @param name    the scope's name
-     * @param policy  its policy, as its {@code toString}
-     * @param forks   subtasks forked
-     * @param outcome how it ended
+     * Calls {@code join} (the scope's own join) and, when {@code event} is recorded, notes its
+     * outcome: {@code succeeded}, {@code timed out}, or {@code failed: <exception class>}.
      */
-    public static void closed(ScopeEvent event, String name, Object policy, long forks, String outcome) {
+    public static Object joined(ScopeEvent event, Callable<Object> join) throws Exception {
+        if (event == null) {
+            return join.call();
+        }
+        try {
+            Object result = join.call();
+            event.outcome = "succeeded";
+            return result;
+        } catch (TimeoutException e) {
+            event.outcome = "timed out";
+            throw e;
+        } catch (Exception e) {
+            event.outcome = "failed: " + e.getClass().getName();
+            throw e;
+        }
+    }
+
+    /**
+     * Ends and commits {@code event} (null: not recorded, nothing to do), with the outcome of the
+     * last join, or {@code not joined} when subtasks forked after it were cancelled by the close,
+     * or {@code cancelled} when the scope was cancelled and never joined.
+     *
+     * @param event     what {@link #opened()} returned
+     * @param name      the scope's name
+     * @param policy    its policy (or its own joiner), as {@code toString}
+     * @param forks     subtasks forked
+     * @param unjoined  subtasks were forked after the last join
+     * @param cancelled the scope was cancelled
+     */
+    public static void closed(ScopeEvent event, String name, Object policy, long forks, boolean unjoined,
+            boolean cancelled) {
         if (event == null) {
             return;
         }
@@ -74,7 +102,8 @@ public final class ScopeEvent extends Event {
             event.name = name;
             event.policy = String.valueOf(policy);
             event.forks = forks;
-            event.outcome = outcome;
+            event.outcome = unjoined ? "not joined" : event.outcome != null ? event.outcome
+                    : cancelled ? "cancelled" : "closed without a join";
             event.commit();
         }
     }

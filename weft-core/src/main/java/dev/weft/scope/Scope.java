@@ -2,6 +2,7 @@ package dev.weft.scope;
 
 import dev.weft.context.Context;
 import dev.weft.context.ContextKey;
+import dev.weft.jfr.ScopeEvent;
 import dev.weft.limit.Limiter;
 import dev.weft.thread.ThreadPolicy;
 import dev.weft.thread.VirtualTimer;
@@ -188,6 +189,7 @@ public final class Scope implements AutoCloseable {
 
     private Context.Snapshot forkBase;
     private Context.Snapshot forkContext;
+    private final ScopeEvent jfr = ScopeEvent.opened();            // null unless a recording enables dev.weft.Scope
 
     private Scope(Builder b) {
         long opened = System.nanoTime();
@@ -824,7 +826,7 @@ public final class Scope implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        return askJoiner();
+        return ScopeEvent.joined(jfr, this::askJoiner);
     }
 
     /** The outcome, once every fork has ended: the joiner's, unless the deadline or the owner's cancel came first. */
@@ -919,6 +921,7 @@ public final class Scope implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        ScopeEvent.closed(jfr, name, policy != null ? policy : joiner, forks, unjoined, cancelled);
         if (unjoined) {
             throw new IllegalStateException("scope " + name + " was closed with subtasks forked after the last join;"
                     + " they were cancelled and their outcomes lost. Join the scope before it closes, or cancel it to"

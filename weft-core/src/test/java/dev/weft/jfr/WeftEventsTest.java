@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.limit.LimitExceededException;
 import dev.weft.limit.Limiter;
+import dev.weft.scope.Scope;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -69,9 +70,45 @@ class WeftEventsTest {
         assertEquals(Duration.ofMillis(5), timedOut.getDuration("waited"));
     }
 
+    private static void threeScopes() {
+        try (Scope ok = Scope.builder().name("ok").open()) {
+            ok.fork(() -> 1);
+            ok.fork(() -> 2);
+            ok.join();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        try (Scope bad = Scope.builder().name("bad").policy(Scope.Policy.FIRST_SUCCESS).open()) {
+            bad.fork(() -> {
+                throw new IllegalStateException("boom");
+            });
+            assertThrows(IllegalStateException.class, bad::join);
+        }
+        try (Scope late = Scope.builder().name("late").timeout(Duration.ofMillis(20)).open()) {
+            late.fork(() -> {
+                Thread.sleep(10_000);
+                return 0;
+            });
+            assertThrows(java.util.concurrent.TimeoutException.class, late::join);
+        }
+    }
+
+    @Test
+    void aScopeIsADurationEventWithItsPolicyForksAndOutcome() throws IOException {
+        List<RecordedEvent> events = record(WeftEventsTest::threeScopes, ScopeEvent.NAME);
+        assertEquals(List.of("ok ALL_SUCCEED 2 succeeded", "bad FIRST_SUCCESS 1 failed: java.lang.IllegalStateException",
+                        "late ALL_SUCCEED 1 timed out"),
+                events.stream().map(e -> e.getString("name") + " " + e.getString("policy") + " " + e.getLong("forks")
+                        + " " + e.getString("outcome")).toList());
+        assertTrue(events.get(2).getDuration().toMillis() >= 15, "from open to close: " + events.get(2).getDuration());
+    }
+
     @Test
     void eventsAreOffUnlessARecordingEnablesThem() throws IOException {
-        assertEquals(List.of(), record(WeftEventsTest::rejectTwice));
+        assertEquals(List.of(), record(() -> {
+            rejectTwice();
+            threeScopes();
+        }));
     }
 
     @Test
