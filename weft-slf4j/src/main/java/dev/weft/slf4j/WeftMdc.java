@@ -13,8 +13,9 @@ import org.slf4j.MDC;
  * ({@link Context#where}) and every task that weft conveys them to (scope forks, {@code vthread},
  * {@code vfuture}, weft executors, {@link Context#wrap wrapped} executors, weft-kotlin's
  * dispatchers), each mirrored key bound to a non-null value is an MDC entry, under the name you
- * chose, holding {@code String.valueOf(value)}. After the body or task the thread's MDC is put back
- * as it was before (entries the task put itself are gone too), so a reused pool thread keeps
+ * chose, holding {@code String.valueOf(value)}. After the body or task those entries are put back
+ * as the thread had them; a thread whose MDC was empty before (every new thread, every pool thread
+ * weft restored) is cleared, so entries the task put itself go too and a reused pool thread keeps
  * nothing.
  *
  * <pre>{@code
@@ -37,11 +38,11 @@ import org.slf4j.MDC;
  * Entries of other names that the thread has stay visible to the task.
  *
  * <p>The mirror is a {@link ContextCarrier}: it costs nothing until a snapshot is captured, then,
- * per task, a look-up per mirrored key, an MDC put per bound one and one restore of the MDC
- * (measured by weft-bench's {@code ObservabilityBench}, next to {@code MdcBench}, the MDC's own
- * cost of the same puts). With kotlinx's {@code MDCContext}: create it inside
- * the body that binds the keys, so the map it captures has the mirrored entries (see the module
- * README).
+ * per task, a look-up per mirrored key, an MDC put per bound one and one restore (a {@code clear}
+ * on a thread whose MDC was empty), measured by weft-bench's {@code ObservabilityBench} next to
+ * {@code MdcBench}, the MDC's own cost of the same puts. With kotlinx's {@code MDCContext}: create
+ * it inside the body that binds the keys, so the map it captures has the mirrored entries (see the
+ * module README).
  */
 public final class WeftMdc {
 
@@ -119,24 +120,53 @@ public final class WeftMdc {
         }
 
         /**
-         * Sets the mirrored entries for the task. The restore puts the whole MDC back as it was:
-         * cleared when it was empty (a new thread, a pool thread weft restored before: one
-         * {@code MDC.clear()}), else the copy taken here, so entries the task put itself do not
-         * outlive it either.
+         * Sets the mirrored entries for the task. On a thread whose MDC is empty (every new
+         * thread, every pool thread weft restored before) the restore is one {@code MDC.clear()},
+         * so entries the task put itself go too; on a thread with entries of its own, only the
+         * mirrored names that changed are put back.
          */
         @Override
         public Restore attach(MdcCarrier self, Context.Snapshot snapshot) {
             Map<String, String> before = MDC.getCopyOfContextMap();
-            boolean empty = before == null || before.isEmpty();
+            if (before == null || before.isEmpty()) {
+                for (int i = 0; i < keys.length; i++) {
+                    String value = valueOf(snapshot, keys[i]);
+                    if (value != null) {
+                        MDC.put(names[i], value);
+                    }
+                }
+                return CLEAR;
+            }
+            boolean changed = false;
             for (int i = 0; i < keys.length; i++) {
-                Object v = snapshot.isBound(keys[i]) ? snapshot.get(keys[i]) : null;
-                if (v != null) {
-                    MDC.put(names[i], String.valueOf(v));
-                } else if (!empty && before.containsKey(names[i])) {
-                    MDC.remove(names[i]);
+                String value = valueOf(snapshot, keys[i]);
+                if (!Objects.equals(value, before.get(names[i]))) {
+                    changed = true;
+                    put(names[i], value);
                 }
             }
-            return empty ? CLEAR : () -> MDC.setContextMap(before);
+            return changed ? () -> restore(before) : Restore.NOTHING;
+        }
+
+        /** The entry for {@code key} in {@code snapshot}: its value as a string, null when unbound or null. */
+        private static String valueOf(Context.Snapshot snapshot, ContextKey<?> key) {
+            Object v = snapshot.isBound(key) ? snapshot.get(key) : null;
+            return v == null ? null : String.valueOf(v);
+        }
+
+        /** Puts back the mirrored names as {@code before} had them. */
+        private void restore(Map<String, String> before) {
+            for (String name : names) {
+                put(name, before.get(name));
+            }
+        }
+
+        private static void put(String name, String value) {
+            if (value == null) {
+                MDC.remove(name);
+            } else {
+                MDC.put(name, value);
+            }
         }
 
         @Override
