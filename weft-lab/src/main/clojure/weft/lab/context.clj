@@ -13,8 +13,9 @@
     explicit-arg           the context closed over and passed as an argument: the floor
     weft-context           a `defcontext` key bound with `with-context`, read with `@`
     weft-context-mdc       the same, plus a request id mirrored into the SLF4J MDC of every
-                           task by weft-slf4j (SLF4J's reference BasicMDCAdapter: the lab's
-                           slf4j-simple keeps no MDC; see context.properties)
+                           task by weft-slf4j (slf4j-simple with SLF4J's reference
+                           BasicMDCAdapter: slf4j-simple's own MDC keeps nothing; see
+                           dev.weft.lab.scenarios.context.SimpleLoggingWithMdc)
   All but dynamic-var-1-binding run in that same loaded-code environment. Variants run
   interleaved, in a new order each round, and report the median run, comparable with the
   article's means (the fastest and every run are kept as extras). The goals compare variants
