@@ -127,6 +127,9 @@ public final class WeftMdc {
          */
         @Override
         public Restore attach(MdcCarrier self, Context.Snapshot snapshot) {
+            if (alreadyMirrored(snapshot)) {
+                return Restore.NOTHING; // e.g. a thread that inherited its parent's MDC: nothing to copy or undo
+            }
             Map<String, String> before = MDC.getCopyOfContextMap();
             if (before == null || before.isEmpty()) {
                 for (int i = 0; i < keys.length; i++) {
@@ -146,6 +149,22 @@ public final class WeftMdc {
                 }
             }
             return changed ? () -> restore(before) : Restore.NOTHING;
+        }
+
+        /**
+         * True when {@code snapshot} mirrors at least one entry and the MDC already holds exactly
+         * its entries (a thread that inherited them, a body nested in one that set them).
+         */
+        private boolean alreadyMirrored(Context.Snapshot snapshot) {
+            boolean any = false;
+            for (int i = 0; i < keys.length; i++) {
+                String value = valueOf(snapshot, keys[i]);
+                if (!Objects.equals(value, MDC.get(names[i]))) {
+                    return false;
+                }
+                any |= value != null;
+            }
+            return any;
         }
 
         /** The entry for {@code key} in {@code snapshot}: its value as a string, null when unbound or null. */
