@@ -31,7 +31,8 @@ class LabSmokeTest {
     private static final Map<String, Set<String>> VARIANTS = Map.of(
             "pinning", Set.of("no-lock", "reentrant-lock", "synchronized", "class-init", "class-init@2-carriers",
                     "class-init@8-carriers"),
-            "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context"),
+            "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context",
+                    "weft-context-mdc"),
             "coroutines", Set.of("dispatchers-io", "dispatchers-io-5000", "naive-loom", "weft", "raw-virtual", "weft-executor"),
             "http", Set.of("jetty-50-threads@120", "weft-ring@120", "jetty-virtual@120", "weft-ring@1000",
                     "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
