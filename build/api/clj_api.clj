@@ -5,6 +5,9 @@
 ;; Arguments: SRC_DIR MODULE_DIR ARTIFACT_ID UPDATE(true|false)
 (require '[clojure.java.io :as io] '[clojure.string :as str])
 
+(when (#{"weft-lab" "weft-bench" "weft-test-browser"} (nth *command-line-args* 2))   ; not libraries
+  (System/exit 0))
+
 (let [[src dir artifact update] *command-line-args*
       nss (->> (file-seq (io/file src))
                (filter #(str/ends-with? (str %) ".clj"))
