@@ -34,7 +34,7 @@ class LabSmokeTest {
             "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context",
                     "weft-context-mdc"),
             "coroutines", Set.of("dispatchers-io", "dispatchers-io-5000", "naive-loom", "weft", "raw-virtual", "weft-executor"),
-            "http", Set.of("jetty-50-threads@120", "weft-ring@120", "jetty-virtual@120", "weft-ring@1000",
+            "http", Set.of("jetty-50-threads@120", "jetty-4-threads@120", "weft-ring@120", "jetty-virtual@120", "weft-ring@1000",
                     "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
             "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",

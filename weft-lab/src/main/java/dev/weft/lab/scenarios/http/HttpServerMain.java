@@ -15,7 +15,7 @@ import org.eclipse.jetty.server.Server;
 
 /**
  * A server JVM of the {@code http} scenario: {@code HttpServerMain <kind> <port-file>}, kind
- * {@code jetty-50-threads}, {@code jetty-virtual} or {@code weft-ring}. It listens on a free port of
+ * {@code jetty-50-threads}, {@code jetty-4-threads}, {@code jetty-virtual} or {@code weft-ring}. It listens on a free port of
  * 127.0.0.1, writes the port to the port file (atomically), and samples its scheduler. Each line
  * {@code report <file>} on standard input writes what the scheduler did since the last report (or
  * the start) to that file and starts a new sample; {@code reset} only starts a new one. It exits at
@@ -28,17 +28,18 @@ public final class HttpServerMain {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
-            throw new IllegalArgumentException("usage: HttpServerMain <jetty-50-threads|jetty-virtual|weft-ring> <port-file>");
+            throw new IllegalArgumentException("usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|weft-ring> <port-file>");
         }
         int port = switch (args[0]) {
-            case "jetty-50-threads" -> port(PlainJetty.start(false));
-            case "jetty-virtual" -> port(PlainJetty.start(true));
+            case "jetty-50-threads" -> port(PlainJetty.start(50));
+            case "jetty-4-threads" -> port(PlainJetty.start(HttpScenario.SMALL_POOL_THREADS));
+            case "jetty-virtual" -> port(PlainJetty.start(0));
             case "weft-ring" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
                 yield ((Number) Clojure.var("weft.lab.http", "start!").invoke()).intValue();
             }
             default -> throw new IllegalArgumentException("unknown server kind " + args[0]
-                    + "; expected jetty-50-threads, jetty-virtual or weft-ring");
+                    + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual or weft-ring");
         };
         Path portFile = Path.of(args[1]);
         Path tmp = portFile.resolveSibling(portFile.getFileName() + ".tmp");

@@ -17,7 +17,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 /**
  * The scenario's baselines: the article's handler written against Jetty 12's own API, with no Ring
  * in between. {@code jetty-50-threads} runs it on a 50-thread pool (Jetty's acceptor and selector
- * threads come out of the 50, as in every Jetty deployment); {@code jetty-virtual} lets Jetty run
+ * threads come out of the 50, as in every Jetty deployment); {@code jetty-4-threads} on 4 handler
+ * threads plus one acceptor and one selector (http-kit's default pool of 4, article 003's 29x); {@code jetty-virtual} lets Jetty run
  * each blocking handler call on a new virtual thread (its thread pool's virtual-threads executor,
  * unbounded). Both listen on 127.0.0.1 with the same listen backlog as weft-ring.
  */
@@ -29,20 +30,29 @@ final class PlainJetty {
     private PlainJetty() {
     }
 
-    /** Starts the baseline and returns its port. */
-    static Server start(boolean virtual) throws Exception {
+    /**
+     * Starts the baseline and returns its server: on virtual threads when {@code handlerThreads} is
+     * 0, else on a pool of that many platform threads for the handler, on top of one acceptor and
+     * one selector thread (with {@code 50}, the pool's total is 50, Jetty's default deployment).
+     */
+    static Server start(int handlerThreads) throws Exception {
+        boolean virtual = handlerThreads == 0;
         QueuedThreadPool pool;
         if (virtual) {
             pool = new QueuedThreadPool();
             pool.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
-        } else {
+        } else if (handlerThreads == 50) {
             pool = new QueuedThreadPool(50);
+        } else {
+            pool = new QueuedThreadPool(handlerThreads + 2, handlerThreads + 2); // + acceptor + selector
         }
-        pool.setName(virtual ? "jetty-virtual" : "jetty-50");
+        pool.setName(virtual ? "jetty-virtual" : "jetty-" + handlerThreads);
         Server server = new Server(pool);
         HttpConfiguration config = new HttpConfiguration();
         config.setSendServerVersion(false);
-        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(config));
+        ServerConnector connector = virtual || handlerThreads == 50
+                ? new ServerConnector(server, new HttpConnectionFactory(config))
+                : new ServerConnector(server, 1, 1, new HttpConnectionFactory(config));
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         connector.setAcceptQueueSize(BACKLOG);

@@ -24,7 +24,7 @@ class LoadGeneratorTest {
 
     @BeforeAll
     static void start() throws Exception {
-        server = PlainJetty.start(true);
+        server = PlainJetty.start(0);
         port = ((NetworkConnector) server.getConnectors()[0]).getLocalPort();
     }
 
