@@ -33,6 +33,9 @@ import java.util.function.Consumer;
  * }
  * }</pre>
  *
+ * <p>On JDK 21 the episodes are timed the same, but JFR delivered no execution samples of
+ * virtual threads in weft's tests, so the sites may be empty there.
+ *
  * <p>A busy machine delays every thread, not only virtual ones: a platform thread of the detector
  * wakes on the same period, and its own lateness over the canary's wait (the operating system's
  * share) is subtracted, so that what is reported is the wait for a carrier.
