@@ -1,7 +1,6 @@
 package dev.weft.cli;
 
 import com.sun.tools.attach.AttachNotSupportedException;
-import com.sun.tools.attach.VirtualMachine;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.weft.pin.PinAggregator;
@@ -12,11 +11,8 @@ import dev.weft.thread.SchedulerSampler;
 import dev.weft.thread.SchedulerSamples;
 import dev.weft.thread.SchedulerSnapshot;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.RuntimeMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,18 +22,11 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.management.JMX;
-import javax.management.MBeanServerConnection;
-import javax.management.MalformedObjectNameException;
-import javax.management.ObjectName;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
 import jdk.jfr.consumer.RecordingFile;
-import jdk.management.jfr.FlightRecorderMXBean;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -47,21 +36,21 @@ import picocli.CommandLine.Spec;
 /**
  * {@code weft pins <pid>}: records pinning in a running JVM and prints the aggregated report.
  *
- * <p>It attaches to the JVM (the Attach API, as {@code jcmd} does), starts its local JMX agent,
- * and runs a JFR recording there through {@code FlightRecorderMXBean} with
- * {@code jdk.VirtualThreadPinned} at threshold 0 and {@code jdk.VirtualThreadSubmitFailed}, while
- * sampling the JVM's virtual-thread scheduler. Then it stops and closes the recording, copies its
- * data over JMX (no file is left in the target) and aggregates the pins by site, as
- * {@link dev.weft.pin.PinMonitor} does in-process. An interrupted run (Ctrl-C) closes the
- * recording in the target too. The local JMX agent stays in the target, as after
- * {@code jconsole}: it listens on the loopback interface only.
+ * <p>It attaches to the JVM (the Attach API, as {@code jcmd} does) and, through diagnostic commands
+ * only, starts a JFR recording there with {@code jdk.VirtualThreadPinned} at threshold 0 and
+ * {@code jdk.VirtualThreadSubmitFailed}, samples the virtual-thread scheduler
+ * ({@code Thread.vthread_scheduler}, JDK 24+) and the platform-thread counters, then dumps the
+ * recording to a file in a private temporary folder, stops it, and aggregates the pins by site, as
+ * {@link dev.weft.pin.PinMonitor} does in-process. Nothing is left in the target: no recording (an
+ * interrupted run or Ctrl-C stops it too), no file, and no JMX agent, which weft never starts
+ * (decision 0205).
  */
 @Command(name = "pins", sortOptions = false,
         customSynopsis = "weft pins <pid> [--for DURATION] [--json]",
-        description = "Records pinned virtual threads in a running JVM (JFR through JMX, threshold 0) for a while, then"
+        description = "Records pinned virtual threads in a running JVM (JFR through diagnostic commands, threshold 0) for a while, then"
                 + " prints them aggregated by site, with the JVM's scheduler health.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:recorded", "1:the JVM could not be recorded (not running, not a JVM, no permission, no JFR)",
+        exitCodeList = {"0:recorded", "1:the JVM could not be recorded (not running, not a JVM, no permission, no JFR) or weft was interrupted",
                 "2:bad arguments"})
 final class PinsCommand implements Callable<Integer> {
 
@@ -117,17 +106,14 @@ final class PinsCommand implements Callable<Integer> {
                 out.print(report.toText());
             }
             out.flush();
-            if (target.startedAgent != null) {
-                // the JDK has no way to stop the local connector once started (ManagementAgent.stop
-                // leaves it listening): say what stays open, decision 203
-                err.printf(Locale.ROOT, "weft pins: note: JVM %d keeps the local JMX agent weft started (%s), which"
-                        + " listens on every interface without authentication until the JVM exits; the JDK cannot stop"
-                        + " it. Restart the JVM if that matters here (doc/pinning.md).%n", pid, target.startedAgent);
-                err.flush();
-            }
             return 0;
         } catch (CannotRecord e) {
             err.println("weft pins: " + e.getMessage());
+            return 1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.printf(Locale.ROOT, "weft pins: interrupted; the recording in JVM %d was stopped, nothing is reported%n", pid);
+            err.flush();
             return 1;
         }
     }
@@ -141,26 +127,38 @@ final class PinsCommand implements Callable<Integer> {
         }
     }
 
-    /** A JVM attached to over JMX. */
+    /** A JVM attached to through the attach API; JFR and the scheduler are driven by diagnostic commands. */
     static final class Target implements AutoCloseable {
         private static final String PINNED = PinEvent.JFR_EVENT;
         private static final String SUBMIT_FAILED = PinAggregator.SUBMIT_FAILED_JFR_EVENT;
+        /** The recording's settings: only the two events weft reads, so the target pays for nothing else. */
+        private static final String SETTINGS = """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <configuration version="2.0" label="weft pins" description="Pinned virtual threads, threshold 0">
+                  <event name="%s">
+                    <setting name="enabled">true</setting>
+                    <setting name="stackTrace">true</setting>
+                    <setting name="threshold">0 ms</setting>
+                  </event>
+                  <event name="%s">
+                    <setting name="enabled">true</setting>
+                    <setting name="stackTrace">true</setting>
+                  </event>
+                </configuration>
+                """.formatted(PINNED, SUBMIT_FAILED);
 
         final long pid;
         final String name;
         final String javaVersion;
-        /** The connector address when this command started the target's local JMX agent, else null. */
-        String startedAgent;
-        private final JMXConnector connector;
-        private final MBeanServerConnection jvm;
-        private final FlightRecorderMXBean jfr;
+        private final DiagnosticCommands jvm;
+        private final PerfCounters counters;
+        private final RemoteScheduler scheduler;
 
-        private Target(long pid, JMXConnector connector, MBeanServerConnection jvm, FlightRecorderMXBean jfr,
-                       String name, String javaVersion) {
+        private Target(long pid, DiagnosticCommands jvm, String name, String javaVersion) {
             this.pid = pid;
-            this.connector = connector;
             this.jvm = jvm;
-            this.jfr = jfr;
+            this.counters = PerfCounters.of(pid, jvm);
+            this.scheduler = new RemoteScheduler(jvm, counters);
             this.name = name;
             this.javaVersion = javaVersion;
         }
@@ -173,8 +171,6 @@ final class PinsCommand implements Callable<Integer> {
             if (pid == ProcessHandle.current().pid()) {
                 throw new CannotRecord("pid " + pid + " is this weft command itself; give the pid of another JVM", null);
             }
-            String address;
-            boolean agentWasRunning;
             if (!mapsAJvm(pid)) {
                 // Before JDK 22 the attach API sends SIGQUIT to any process it tries, which ends one
                 // that is not a JVM (seen on 21.0.8 with `sleep`): never attach to such a process.
@@ -182,69 +178,49 @@ final class PinsCommand implements Callable<Integer> {
                         System.getProperty("user.name"), process.get().info().command().orElse(null),
                         new IOException("it is not a JVM (no libjvm in /proc/" + pid + "/maps)"), true), null);
             }
+            DiagnosticCommands jvm;
+            Properties props;
             try {
-                VirtualMachine vm = VirtualMachine.attach(Long.toString(pid));
-                try {
-                    agentWasRunning = vm.getAgentProperties()
-                            .getProperty("com.sun.management.jmxremote.localConnectorAddress") != null;
-                    address = vm.startLocalManagementAgent();
-                } finally {
-                    vm.detach();
-                }
+                jvm = DiagnosticCommands.attach(pid);
             } catch (AttachNotSupportedException | IOException | SecurityException e) {
                 throw new CannotRecord(attachFailure(pid, process.get().info().user().orElse(null),
                         System.getProperty("user.name"), process.get().info().command().orElse(null), e,
                         process.get().isAlive()), e);
             }
-            JMXConnector connector = null;
             try {
-                connector = JMXConnectorFactory.connect(new JMXServiceURL(address));
-                MBeanServerConnection jvm = connector.getMBeanServerConnection();
-                RuntimeMXBean runtime = JMX.newMXBeanProxy(jvm, new ObjectName(ManagementFactory.RUNTIME_MXBEAN_NAME),
-                        RuntimeMXBean.class);
-                String version = runtime.getSpecVersion();
-                String name = mainOf(runtime);
+                props = jvm.systemProperties();
+                String version = props.getProperty("java.specification.version", "unknown");
                 if (feature(version) < 21) {
                     throw new CannotRecord("JVM " + pid + " runs Java " + version + ", which has no virtual threads;"
                             + " pinning needs Java 21 or newer", null);
                 }
-                ObjectName jfrName = new ObjectName("jdk.management.jfr:type=FlightRecorder");
-                if (!jvm.isRegistered(jfrName)) {
-                    throw new CannotRecord("JVM " + pid + " has no Flight Recorder MXBean (its runtime lacks the jdk.jfr"
-                            + " and jdk.management.jfr modules); add them to its image (jlink --add-modules"
-                            + " jdk.jfr,jdk.management.jfr) or run it on a full JDK", null);
-                }
-                Target target = new Target(pid, connector, jvm, JMX.newMXBeanProxy(jvm, jfrName, FlightRecorderMXBean.class),
-                        name, version);
-                target.startedAgent = agentWasRunning ? null : address;
-                return target;
-            } catch (IOException | MalformedObjectNameException | RuntimeException e) {
-                closeQuietly(connector);
-                throw new CannotRecord("cannot talk to JVM " + pid + " over its local JMX agent: " + e, e);
+                return new Target(pid, jvm, mainOf(props.getProperty("sun.java.command", "")), version);
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(jvm);
+                throw new CannotRecord("cannot read JVM " + pid + "'s properties through the attach API: " + e, e);
             } catch (CannotRecord e) {
-                closeQuietly(connector);
+                closeQuietly(jvm);
                 throw e;
             }
         }
 
-        /** Records for {@code duration}; the recording is closed in the target however this ends. */
+        /**
+         * Records for {@code duration}; the recording is stopped in the target however this ends
+         * (an exception, an interrupt, or Ctrl-C through a shutdown hook).
+         */
         PinReport record(Duration duration) throws CannotRecord, InterruptedException, IOException {
-            long id;
+            String recording = "weft-pins-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
+            Path dir = Files.createTempDirectory("weft-pins-");
+            Path settings = Files.writeString(dir.resolve("weft-pins.jfc"), SETTINGS);
+            Path file = dir.resolve("recording.jfr");
+            Thread stopper = new Thread(() -> stop(recording), "weft-pins-stop-recording");
             try {
-                id = jfr.newRecording();
-                jfr.setRecordingOptions(id, Map.of("name", "weft-pins", "disk", "true"));
-                jfr.setRecordingSettings(id, Map.of(
-                        PINNED + "#enabled", "true", PINNED + "#threshold", "0 ms", PINNED + "#stackTrace", "true",
-                        SUBMIT_FAILED + "#enabled", "true", SUBMIT_FAILED + "#stackTrace", "true"));
-            } catch (RuntimeException e) {
-                throw new CannotRecord("JVM " + pid + " cannot start a JFR recording: " + rootMessage(e)
-                        + " (is Flight Recorder available in it?)", e);
-            }
-            Thread closer = new Thread(() -> closeRecording(id), "weft-pins-close-recording");
-            Runtime.getRuntime().addShutdownHook(closer); // Ctrl-C must not leave a recording running there
-            Path file = Files.createTempFile("weft-pins-" + pid + "-", ".jfr");
-            try {
-                jfr.startRecording(id);
+                Runtime.getRuntime().addShutdownHook(stopper); // Ctrl-C must not leave a recording running there
+                String started = command("JFR.start name=" + recording + " settings=" + settings);
+                if (!started.contains("Started recording")) {
+                    throw new CannotRecord("JVM " + pid + " did not start a JFR recording (is Flight Recorder in its"
+                            + " runtime? jlink --add-modules jdk.jfr): " + started.strip(), null);
+                }
                 Instant from = Instant.now();
                 SchedulerSampler sampler = SchedulerSampler.start(samplingInterval(duration), 1_000, this::snapshot);
                 Instant to;
@@ -252,42 +228,52 @@ final class PinsCommand implements Callable<Integer> {
                     Thread.sleep(duration);
                 } finally {
                     to = Instant.now();
-                    jfr.stopRecording(id);
                 }
                 SchedulerSamples samples = sampler.stop();
-                copy(id, file);
+                String dumped = command("JFR.dump name=" + recording + " filename=" + file);
+                if (!Files.isRegularFile(file)) {
+                    throw new CannotRecord("JVM " + pid + " did not write its recording to " + file
+                            + " (it must run as the same user as weft): " + dumped.strip(), null);
+                }
                 return aggregate(file, from, to, samples);
-            } catch (RuntimeException e) {
-                throw new CannotRecord("recording in JVM " + pid + " failed: " + rootMessage(e)
-                        + (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? "" : " (the JVM has ended)"), e);
             } finally {
-                closeRecording(id);
+                stop(recording);
                 try {
-                    Runtime.getRuntime().removeShutdownHook(closer);
+                    Runtime.getRuntime().removeShutdownHook(stopper);
                 } catch (IllegalStateException shuttingDown) {
-                    // the hook is running or about to: it closes the recording
+                    // the hook is running or about to: it stops the recording
                 }
                 Files.deleteIfExists(file);
+                Files.deleteIfExists(settings);
+                Files.deleteIfExists(dir);
+            }
+        }
+
+        private String command(String command) throws CannotRecord {
+            try {
+                return jvm.run(command);
+            } catch (IOException e) {
+                throw new CannotRecord("the diagnostic command " + command.split(" ")[0] + " failed in JVM " + pid + ": "
+                        + rootMessage(e)
+                        + (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? "" : " (the JVM has ended)"), e);
+            }
+        }
+
+        /** Stops (and so discards) the recording; a recording already stopped, or a JVM gone, leaves nothing to stop. */
+        private void stop(String recording) {
+            try {
+                jvm.run("JFR.stop name=" + recording);
+            } catch (IOException | RuntimeException e) {
+                // the JVM has ended or cannot be reached: its recording ended with it, or the
+                // stop already happened (the hook and the finally block both try)
             }
         }
 
         private SchedulerSnapshot snapshot() {
             try {
-                return SchedulerSnapshot.take(jvm);
+                return scheduler.snapshot();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
-            }
-        }
-
-        private void copy(long id, Path file) throws IOException {
-            long stream = jfr.openStream(id, Map.of());
-            try (OutputStream out = Files.newOutputStream(file)) {
-                byte[] chunk;
-                while ((chunk = jfr.readStream(stream)) != null) {
-                    out.write(chunk);
-                }
-            } finally {
-                jfr.closeStream(stream);
             }
         }
 
@@ -299,26 +285,17 @@ final class PinsCommand implements Callable<Integer> {
             return sites.report(from, to, Duration.ZERO, samples);
         }
 
-        private void closeRecording(long id) {
-            try {
-                jfr.closeRecording(id);
-            } catch (IOException | RuntimeException e) {
-                // already closed, or the JVM has ended: nothing is left running there
-            }
-        }
-
         @Override
         public void close() {
-            closeQuietly(connector);
+            counters.close();
+            closeQuietly(jvm);
         }
 
-        private static void closeQuietly(JMXConnector connector) {
-            if (connector != null) {
-                try {
-                    connector.close();
-                } catch (IOException e) {
-                    // the connection is gone either way
-                }
+        private static void closeQuietly(DiagnosticCommands jvm) {
+            try {
+                jvm.close();
+            } catch (IOException e) {
+                // detached either way: the target keeps nothing of this connection
             }
         }
     }
@@ -373,10 +350,10 @@ final class PinsCommand implements Callable<Integer> {
         return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 
-    private static String mainOf(RuntimeMXBean runtime) {
-        String command = runtime.getSystemProperties().getOrDefault("sun.java.command", "").strip();
-        int space = command.indexOf(' ');
-        return command.isEmpty() ? "unknown main" : space < 0 ? command : command.substring(0, space);
+    private static String mainOf(String command) {
+        String c = command.strip();
+        int space = c.indexOf(' ');
+        return c.isEmpty() ? "unknown main" : space < 0 ? c : c.substring(0, space);
     }
 
     private static int feature(String specVersion) {

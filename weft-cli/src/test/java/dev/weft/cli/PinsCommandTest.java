@@ -73,6 +73,7 @@ class PinsCommandTest {
         }
         JsonNode scheduler = report.get("scheduler");
         assertTrue(scheduler.get("samples").asInt() >= 2, scheduler.toString());
+        assertTrue(scheduler.get("peak_platform_threads").asInt() >= 2, "the target's thread counters: " + scheduler);
         assertEquals(JDK_24_PLUS, scheduler.get("scheduler_available").asBoolean());
     }
 
@@ -84,11 +85,117 @@ class PinsCommandTest {
         assertTrue(text.contains(" pins at ") || text.contains(" pin at "), text);
         assertTrue(text.contains("at dev.weft.pin.ProbeInit.<clinit>"), text);
         assertTrue(text.contains("\nscheduler: "), text);
+        assertNoWeftRecording();
+    }
+
+    @Test
+    void leavesNoListeningSocketNorRecordingBehind() throws Exception {
+        java.util.Set<String> before = listeningSockets(pid);
+        assertEquals(0, run("pins", Long.toString(pid), "--for", "1s"), err());
+        assertTrue(out().contains("at dev.weft.pin.ProbeInit.<clinit>"), out());
+        assertEquals(before, listeningSockets(pid), "weft pins opened a listening socket in the target");
+        assertNoWeftRecording();
+    }
+
+    @Test
+    void anInterruptedRunStopsItsRecordingAndOpensNothing() throws Exception {
+        java.util.Set<String> before = listeningSockets(pid);
+        java.util.concurrent.atomic.AtomicInteger code = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Thread runner = Thread.ofPlatform().name("weft-pins-under-test").start(
+                () -> code.set(run("pins", Long.toString(pid), "--for", "10m")));
+        awaitWeftRecording(true);
+        runner.interrupt();
+        runner.join(TimeUnit.SECONDS.toMillis(60));
+        assertFalse(runner.isAlive(), "weft pins did not end when interrupted");
+        assertEquals(1, code.get(), err());
+        assertTrue(err().contains("weft pins: interrupted; the recording in JVM " + pid + " was stopped"), err());
+        assertNoWeftRecording();
+        assertEquals(before, listeningSockets(pid), "weft pins opened a listening socket in the target");
+    }
+
+    @Test
+    void aWeftPinsProcessEndedBySigtermStopsItsRecording() throws Exception {
+        // A separate weft JVM without --add-exports: it drives the target through the jcmd program.
+        java.util.Set<String> before = listeningSockets(pid);
+        Process weft = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+                "pins", Long.toString(pid), "--for", "10m").redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            awaitWeftRecording(true);
+        } finally {
+            weft.destroy(); // SIGTERM, as Ctrl-C's SIGINT: the shutdown hook stops the recording
+            assertTrue(weft.waitFor(60, TimeUnit.SECONDS), "weft pins did not end on SIGTERM");
+        }
+        assertNoWeftRecording();
+        assertEquals(before, listeningSockets(pid), "weft pins opened a listening socket in the target");
+    }
+
+    @Test
+    void schedulerLinesAreReadFromTheJdksOwnOutput() {
+        var s = new RemoteScheduler(null, null).parse(java.time.Instant.EPOCH, "java.util.concurrent.ForkJoinPool@19a935dc[Running,"
+                + " parallelism = 2, size = 3, active = 1, running = 1, steals = 7, tasks = 4, submissions = 5]", 10, 12, 30);
+        assertTrue(s.schedulerAvailable());
+        assertEquals(2, s.parallelism());
+        assertEquals(3, s.poolSize());
+        assertEquals(1, s.mountedVirtualThreads());
+        assertEquals(9, s.queuedVirtualThreads());
+        assertEquals(10, s.livePlatformThreads());
+        var old = new RemoteScheduler(null, null).parse(java.time.Instant.EPOCH,
+                "java.lang.IllegalArgumentException: Unknown diagnostic command", 10, 12, 30);
+        assertFalse(old.schedulerAvailable());
+        assertEquals(RemoteScheduler.NEEDS_24, old.unavailableReason());
+        assertEquals(12, PerfCounters.counter("java.threads.live=10\njava.threads.livePeak=12\n", "java.threads.livePeak"));
+        assertEquals(-1, PerfCounters.counter("java.threads.live=10\n", "java.threads.started"));
+    }
+
+    /** The target's TCP sockets in state LISTEN (local address:port), from /proc: its own socket inodes only. */
+    private static java.util.Set<String> listeningSockets(long pid) throws IOException {
+        java.util.Set<String> inodes = new java.util.HashSet<>();
+        try (var fds = java.nio.file.Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    String link = java.nio.file.Files.readSymbolicLink(fd).toString();
+                    if (link.startsWith("socket:[")) {
+                        inodes.add(link.substring("socket:[".length(), link.length() - 1));
+                    }
+                } catch (IOException closedMeanwhile) {
+                    // an fd closed while listing: not a listening socket of interest
+                }
+            }
+        }
+        java.util.Set<String> listening = new java.util.TreeSet<>();
+        for (String table : new String[] {"tcp", "tcp6"}) {
+            // the table is the network namespace's: read it once, keep the target's inodes
+            java.util.List<String> lines = java.nio.file.Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table));
+            for (String line : lines.subList(1, lines.size())) {
+                String[] f = line.trim().split("\\s+");
+                if (f[3].equals("0A") && inodes.contains(f[9])) {
+                    listening.add(table + " " + f[1]);
+                }
+            }
+        }
+        return listening;
+    }
+
+    private static String jfrCheck() throws Exception {
         Process check = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(pid), "JFR.check").redirectErrorStream(true).start();
         String recordings = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(check.waitFor(60, TimeUnit.SECONDS));
-        assertFalse(recordings.contains("weft-pins"), "the recording is closed in the target:\n" + recordings);
+        return recordings;
+    }
+
+    private static void assertNoWeftRecording() throws Exception {
+        String recordings = jfrCheck();
+        assertFalse(recordings.contains("weft-pins"), "the recording is stopped in the target:\n" + recordings);
+    }
+
+    private static void awaitWeftRecording(boolean running) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (jfrCheck().contains("weft-pins") != running) {
+            assertTrue(System.nanoTime() < deadline, "weft pins did not start its recording in 60 s");
+            Thread.sleep(100);
+        }
     }
 
     @Test
