@@ -213,9 +213,14 @@ final class PinsCommand implements Callable<Integer> {
             Path dir = Files.createTempDirectory("weft-pins-");
             Path settings = Files.writeString(dir.resolve("weft-pins.jfc"), SETTINGS);
             Path file = dir.resolve("recording.jfr");
-            Thread stopper = new Thread(() -> stop(recording), "weft-pins-stop-recording");
+            Runnable cleanUp = () -> {
+                stop(recording);
+                deleteQuietly(file, settings, dir);
+            };
+            // Ctrl-C or SIGTERM end the JVM without running the finally block below: the hook does its work
+            Thread stopper = new Thread(cleanUp, "weft-pins-stop-recording");
             try {
-                Runtime.getRuntime().addShutdownHook(stopper); // Ctrl-C must not leave a recording running there
+                Runtime.getRuntime().addShutdownHook(stopper);
                 String started = command("JFR.start name=" + recording + " settings=" + settings);
                 if (!started.contains("Started recording")) {
                     throw new CannotRecord("JVM " + pid + " did not start a JFR recording (is Flight Recorder in its"
@@ -237,15 +242,12 @@ final class PinsCommand implements Callable<Integer> {
                 }
                 return aggregate(file, from, to, samples);
             } finally {
-                stop(recording);
+                cleanUp.run();
                 try {
                     Runtime.getRuntime().removeShutdownHook(stopper);
                 } catch (IllegalStateException shuttingDown) {
-                    // the hook is running or about to: it stops the recording
+                    // the hook is running or about to: it does the same, harmlessly twice
                 }
-                Files.deleteIfExists(file);
-                Files.deleteIfExists(settings);
-                Files.deleteIfExists(dir);
             }
         }
 
@@ -266,6 +268,17 @@ final class PinsCommand implements Callable<Integer> {
             } catch (IOException | RuntimeException e) {
                 // the JVM has ended or cannot be reached: its recording ended with it, or the
                 // stop already happened (the hook and the finally block both try)
+            }
+        }
+
+        /** Deletes weft's temporary files, in order (the folder last); one that cannot go is left, not fatal. */
+        private static void deleteQuietly(Path... paths) {
+            for (Path p : paths) {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    // a folder the target wrote into with another owner: left in the system's temp folder
+                }
             }
         }
 

@@ -117,7 +117,8 @@ class PinsCommandTest {
     void aWeftPinsProcessEndedBySigtermStopsItsRecording() throws Exception {
         // A separate weft JVM without --add-exports: it drives the target through the jcmd program.
         java.util.Set<String> before = listeningSockets(pid);
-        Process weft = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+        Path tmp = java.nio.file.Files.createTempDirectory("weft-pins-test-");
+        Process weft = new ProcessBuilder(JAVA, "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
                 "pins", Long.toString(pid), "--for", "10m").redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         try {
@@ -128,6 +129,10 @@ class PinsCommandTest {
         }
         assertNoWeftRecording();
         assertEquals(before, listeningSockets(pid), "weft pins opened a listening socket in the target");
+        try (var left = java.nio.file.Files.list(tmp)) {
+            assertEquals(java.util.List.of(), left.toList(), "weft pins left files in its temporary folder");
+        }
+        java.nio.file.Files.delete(tmp);
     }
 
     @Test
