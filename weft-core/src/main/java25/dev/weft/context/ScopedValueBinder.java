@@ -9,6 +9,16 @@ final class ScopedValueBinder extends Binder {
 
     private static final ScopedValue<Context.Snapshot> BINDINGS = ScopedValue.newInstance();
 
+    static {
+        // The JVM's first ScopedValue binding initializes jdk.internal.vm.ScopedValueContainer.
+        // Forks that bind at once while another thread runs that initializer wait for it, and
+        // waiting for a class initializer pins a virtual thread even on JDK 25 (seen by a
+        // no-pins? check of a fresh JVM's first fan-out). This class is loaded by the thread that
+        // first captures a context, before it forks: initialize the container there, once.
+        ScopedValue<Boolean> warm = ScopedValue.newInstance();
+        ScopedValue.where(warm, Boolean.TRUE).run(() -> { });
+    }
+
     @Override
     Context.Snapshot current() {
         return BINDINGS.orElse(Context.Snapshot.empty());
