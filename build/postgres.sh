@@ -9,12 +9,14 @@
 #   build/postgres.sh run CMD ARGS   start one in a temporary folder, run CMD with WEFT_PG_URL,
 #                                    WEFT_PG_PORT and WEFT_PG_DIR set, stop it however CMD ends
 #
-# When the server binaries are missing it installs Debian's `postgresql` with apt-get (as root) and
-# says so in one line, or stops with one line saying how to install them. initdb refuses to run as
+# When the server binaries are missing it installs Debian's `postgresql` (build/debian-package.sh:
+# apt-get as root, no cluster of the package's own started) and says so in one line, or stops with
+# one line saying how to install them. initdb refuses to run as
 # root: as root, the server runs as the `postgres` user in a folder that user owns.
 set -euo pipefail
 
 say() { echo "postgres.sh: $*" >&2; }
+. "$(dirname "${BASH_SOURCE[0]}")/debian-package.sh"
 
 pg_bin() {
   local d
@@ -24,24 +26,8 @@ pg_bin() {
 }
 
 ensure_binaries() {
-  if pg_bin >/dev/null; then return 0; fi
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    say "PostgreSQL server binaries are missing; installing Debian's postgresql with apt-get"
-    # Keep the package from starting a cluster of its own (policy-rc.d: 101 = action forbidden).
-    local policy=/usr/sbin/policy-rc.d made_policy=
-    if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' > "$policy"; chmod +x "$policy"; made_policy=1; fi
-    local status=0
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql; } \
-      >/tmp/weft-postgres-install.log 2>&1 || status=$?
-    [ -z "$made_policy" ] || rm -f "$policy"
-    if [ "$status" -ne 0 ] || ! pg_bin >/dev/null; then
-      say "installing postgresql with apt-get failed (log: /tmp/weft-postgres-install.log); install it by hand: apt-get install postgresql"
-      exit 3
-    fi
-    return 0
-  fi
-  say "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin; install them: sudo apt-get install postgresql (Debian/Ubuntu)"
-  exit 3
+  ensure_debian_package postgresql "PostgreSQL's server binaries are missing under /usr/lib/postgresql/*/bin" pg_bin \
+    >/dev/null || exit 3
 }
 
 # Runs a PostgreSQL tool as the user that owns the data: `postgres` when we are root.
