@@ -24,31 +24,9 @@
   that went away is noticed within one heartbeat period (and 0.1 s)."
   (:require [clojure.string :as str]
             [weft.impl.options :as options]
-            [weft.ring.protocols :as protocols])
-  (:import (java.io IOException OutputStream)
-           (java.nio.charset StandardCharsets)
-           (java.time Duration)
-           (java.util.concurrent.locks ReentrantLock)))
+            [weft.ring.impl.sse :as impl]))
 
 (set! *warn-on-reflection* true)
-
-(defprotocol ^:private Stream
-  (-write [stream text]))
-
-(deftype EventStream [^OutputStream out ^ReentrantLock lock closed on-close]
-  Stream
-  (-write [_ text]
-    (.lock lock)
-    (try
-      (when @closed
-        (throw (IOException. "the event stream is closed: the client has gone")))
-      (try
-        (.write out (.getBytes ^String text StandardCharsets/UTF_8))
-        (.flush out)
-        (catch Throwable t
-          (reset! closed true)
-          (throw t)))
-      (finally (.unlock lock)))))
 
 (defn- field-lines [field value]
   (apply str (for [line (str/split-lines (str value))] (str field ": " line "\n"))))
@@ -69,12 +47,12 @@
   "Writes `event` (a map of :event, :id, :retry and :data, or a string of data) to the event
   stream and blocks until it is written. Throws an IOException when the client has gone."
   [stream event]
-  (-write stream (format-event event)))
+  (impl/write! stream (format-event event)))
 
 (defn open?
   "False once the client has gone or the stream ended."
-  [^EventStream stream]
-  (not @(.-closed stream)))
+  [stream]
+  (impl/open? stream))
 
 (def ^:private stream-options
   (options/spec "weft.ring.sse/event-stream"
@@ -84,8 +62,6 @@
                  {:key :headers :valid? map? :must-be "a map of header names to values"
                   :doc "more response headers"}]
                 {:example "{:heartbeat 15000}"}))
-
-(defrecord EventStreamBody [f opts])
 
 (defn event-stream
   "A Ring response that streams server-sent events: `(f stream)` runs on the request's
@@ -102,40 +78,6 @@
                        "cache-control" "no-cache"
                        "x-accel-buffering" "no"}
                       (:headers opts))
-      :body (->EventStreamBody f opts)})))
+      :body (impl/body f opts)})))
 
 (options/document! #'event-stream stream-options)
-
-(defn- heartbeats
-  "Writes heartbeats until the stream closes; on a failed write interrupts `owner`."
-  [^EventStream stream ^Duration every ^Thread owner]
-  (Thread/startVirtualThread
-   (fn []
-     (try
-       (loop []
-         (Thread/sleep every)
-         (when (open? stream)
-           (-write stream ":\n")
-           (Thread/sleep 100)
-           (-write stream "\n")
-           (recur)))
-       (catch InterruptedException _)
-       (catch Throwable _
-         ;; The client has gone: end the handler's wait for its next event.
-         (.interrupt owner))))))
-
-(extend-protocol protocols/StreamableResponseBody
-  EventStreamBody
-  (write-body-to-stream [{:keys [f opts]} _ out]
-    (let [closed (atom false)
-          stream (->EventStream out (ReentrantLock.) closed (:on-close opts))
-          ^Duration every (:heartbeat opts)
-          beat (when (pos? (.toNanos every)) (heartbeats stream every (Thread/currentThread)))]
-      (.flush ^OutputStream out) ; the head goes out now: EventSource opens at once
-      (try
-        (f stream)
-        (finally
-          (reset! closed true)
-          (some-> ^Thread beat .interrupt)
-          (Thread/interrupted)
-          (when-let [on-close (:on-close opts)] (on-close)))))))
