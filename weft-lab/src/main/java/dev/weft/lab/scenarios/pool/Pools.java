@@ -202,9 +202,12 @@ final class Pools {
         }
 
         @Override
-        public Connection checkout() {
+        public Connection checkout() throws InterruptedException {
             Connection c;
             for (int i = 0; (c = available.poll()) == null; i++) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while spinning for a connection");
+                }
                 if ((i & 0xff) == 0xff) {
                     java.util.concurrent.locks.LockSupport.parkNanos(10_000);
                 } else {
