@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * A bulkhead: lets at most {@code permits} callers in at once, lets at most {@code maxWaiting}
@@ -77,6 +78,7 @@ public final class Limiter {
      *                                longer than {@code maxWait}
      * @throws InterruptedException   if interrupted while waiting (no permit is taken)
      */
+    @Blocking
     public Permit acquire() throws InterruptedException {
         take();
         return new Permit(this);
@@ -95,6 +97,7 @@ public final class Limiter {
      * @throws InterruptedException   if interrupted while waiting, without running the task
      * @throws Exception              whatever the task throws
      */
+    @Blocking
     public <T> T call(Callable<T> task) throws Exception {
         Objects.requireNonNull(task, "task");
         take();

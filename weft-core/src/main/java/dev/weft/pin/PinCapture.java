@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Objects;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordingFile;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * The pins of one period, from {@link #start()} to {@link #end()}: what a test assertion checks.
@@ -92,6 +93,7 @@ public final class PinCapture {
      * @throws IllegalStateException if the recording could not be read back, or the marker
      *                               committed just before stopping is missing from it
      */
+    @Blocking
     public synchronized PinReport end() {
         if (report != null) {
             return report;

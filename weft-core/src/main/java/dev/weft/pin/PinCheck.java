@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * A pin check: runs a body under a {@link PinCapture} and holds its pins against a rule, no pin
@@ -54,6 +55,7 @@ public final class PinCheck {
      *                               virtual thread (which was interrupted and has ended)
      * @throws IllegalStateException if JFR is not available or the recording could not be read
      */
+    @Blocking
     public static PinReport capture(Body body, boolean onVirtualThread) throws Throwable {
         return check(body, NO_RULE, "the code", onVirtualThread, IllegalStateException::new);
     }
@@ -72,6 +74,7 @@ public final class PinCheck {
      * @throws IllegalArgumentException if {@code atLeast} is negative
      * @throws InterruptedException     as for {@link #capture}
      */
+    @Blocking
     public static PinReport verify(Body body, int atLeast, String what, boolean onVirtualThread,
                                    Function<String, ? extends Throwable> failure) throws Throwable {
         if (atLeast < 0) {

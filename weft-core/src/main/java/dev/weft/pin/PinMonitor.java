@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * Watches this JVM for pinned virtual threads through JFR and keeps them aggregated by site.
@@ -154,6 +155,7 @@ public final class PinMonitor implements AutoCloseable {
      * @throws IllegalStateException if the monitor is stopped or has failed
      * @throws InterruptedException  if interrupted while waiting
      */
+    @Blocking
     public boolean sync(Duration timeout) throws InterruptedException {
         checkUsable();
         return await(mark(), timeout);
@@ -166,6 +168,7 @@ public final class PinMonitor implements AutoCloseable {
      *
      * @throws IllegalStateException if JFR did not deliver in time or the monitor failed
      */
+    @Blocking
     public PinReport report() {
         PinReport stopped = last;
         if (stopped != null) {
@@ -182,6 +185,7 @@ public final class PinMonitor implements AutoCloseable {
      * @throws IllegalStateException if JFR did not deliver what was left in time (the monitor is
      *                               stopped all the same), or when called from the onPin callback
      */
+    @Blocking
     public PinReport stop() {
         stopping.lock();
         try {
@@ -226,6 +230,7 @@ public final class PinMonitor implements AutoCloseable {
     }
 
     /** Stops the monitor; see {@link #stop()}. */
+    @Blocking
     @Override
     public void close() {
         stop();
@@ -564,6 +569,7 @@ public final class PinMonitor implements AutoCloseable {
          *                               {@link PinMonitor#isAvailable()}) or the stream did not
          *                               start within {@link PinMonitor#DELIVERY_TIMEOUT}
          */
+        @Blocking
         public PinMonitor start() {
             if (ModuleLayer.boot().findModule("jdk.jfr").isEmpty()) {
                 throw new IllegalStateException("the pin monitor needs JFR, but this runtime has no jdk.jfr module;"

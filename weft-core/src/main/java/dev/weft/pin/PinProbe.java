@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * Pins a virtual thread on purpose, to check that pin monitoring works: in a deployment (does the
@@ -40,6 +41,7 @@ public final class PinProbe {
      *
      * @throws IllegalArgumentException if {@code duration} is negative
      */
+    @Blocking
     public static void pin(Duration duration) {
         Objects.requireNonNull(duration, "duration");
         if (duration.isNegative()) {
@@ -61,6 +63,7 @@ public final class PinProbe {
      *
      * @throws InterruptedException if interrupted while waiting (the probe thread is interrupted too)
      */
+    @Blocking
     public static void pinVirtualThread(Duration duration) throws InterruptedException {
         Objects.requireNonNull(duration, "duration");
         AtomicReference<Throwable> failed = new AtomicReference<>();

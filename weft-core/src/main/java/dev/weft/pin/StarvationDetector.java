@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * Sees carrier starvation at run time: virtual threads ready to run that wait for a carrier
@@ -202,6 +203,7 @@ public final class StarvationDetector implements AutoCloseable {
      * Stops the canary and the sampling and returns the final report, after waiting up to 2 s
      * for JFR to deliver the samples of the last episodes. Idempotent.
      */
+    @Blocking
     public StarvationReport stop() {
         synchronized (lock) {
             if (last != null) {
@@ -242,6 +244,7 @@ public final class StarvationDetector implements AutoCloseable {
     }
 
     /** Same as {@link #stop()}. */
+    @Blocking
     @Override
     public void close() {
         stop();

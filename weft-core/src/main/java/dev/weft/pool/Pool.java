@@ -15,6 +15,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * A pool of reusable resources (database connections, sockets, clients) for virtual threads:
@@ -159,6 +160,7 @@ public final class Pool<T> implements AutoCloseable {
      * @throws InterruptedException if the caller is interrupted before or while it waits (it then
      *                              holds nothing, and a resource meant for it goes to the next waiter)
      */
+    @Blocking
     public Lease<T> borrow() throws InterruptedException {
         return borrow(maxWait);
     }
@@ -170,6 +172,7 @@ public final class Pool<T> implements AutoCloseable {
      * @throws PoolClosedException  if the pool is closed, or closes while the caller waits
      * @throws InterruptedException if the caller is interrupted before or while it waits
      */
+    @Blocking
     public Lease<T> borrow(Duration maxWait) throws InterruptedException {
         Objects.requireNonNull(maxWait, "maxWait");
         if (Thread.interrupted()) {
@@ -237,6 +240,7 @@ public final class Pool<T> implements AutoCloseable {
      * Closes the pool, waiting up to the pool's {@code closeTimeout} for borrowed resources. See
      * {@link #close(Duration)}.
      */
+    @Blocking
     @Override
     public void close() {
         try {
@@ -256,6 +260,7 @@ public final class Pool<T> implements AutoCloseable {
      * @return true if every borrowed resource came back in time
      * @throws InterruptedException if interrupted while waiting (the pool stays closed)
      */
+    @Blocking
     public boolean close(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + Math.max(0, saturatedNanos(timeout));
         List<Entry<T>> toDestroy = new ArrayList<>();

@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * A structured scope: subtasks forked on virtual threads that all end before the scope does.
@@ -353,6 +354,7 @@ public final class Scope implements AutoCloseable {
      *                               the fork away (the task is not started; the scope goes on)
      * @throws NullPointerException  if {@code task} is null
      */
+    @Blocking
     public <T> Subtask<T> fork(Callable<? extends T> task) {
         checkOwner("fork");
         Objects.requireNonNull(task, "task");
@@ -776,6 +778,7 @@ public final class Scope implements AutoCloseable {
      * @throws WrongThreadException  if the calling thread is not the owner
      * @throws IllegalStateException if the scope is closed
      */
+    @Blocking
     public void join() throws Exception {
         outcome();
     }
@@ -786,6 +789,7 @@ public final class Scope implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code joiner} is not this scope's joiner
      */
+    @Blocking
     @SuppressWarnings("unchecked")   // checked: it is this scope's joiner, whose result is an R
     public <R> R join(Joiner<R> joiner) throws Exception {
         if (joiner != this.joiner) {
@@ -878,6 +882,7 @@ public final class Scope implements AutoCloseable {
      *                               {@link #join()} and the scope was not cancelled: their
      *                               outcomes would be lost, so join before close (or cancel)
      */
+    @Blocking
     @Override
     public void close() {
         checkOwner("close");

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * A task forked in a {@link Scope}: its state and, once the scope has joined, its outcome.
@@ -108,6 +109,7 @@ public final class Subtask<T> implements Supplier<T> {
      * @throws InterruptedException if interrupted while waiting
      * @throws NullPointerException if {@code timeout} is null
      */
+    @Blocking
     public State await(Duration timeout) throws InterruptedException {
         Objects.requireNonNull(timeout, "timeout");
         State s = state;

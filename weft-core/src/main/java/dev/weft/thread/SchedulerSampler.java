@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * Takes a {@link SchedulerSnapshot} at a fixed interval until stopped, to show how the scheduler
@@ -150,6 +151,7 @@ public final class SchedulerSampler {
      * Stops sampling, waits for the sampling thread to end, takes a last snapshot and returns
      * every snapshot kept, oldest first. Calling it again returns the same samples.
      */
+    @Blocking
     public SchedulerSamples stop() {
         stopped.countDown();
         boolean interrupted = false;

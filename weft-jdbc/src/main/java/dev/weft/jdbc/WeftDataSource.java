@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Properties;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.jetbrains.annotations.Blocking;
 
 /**
  * A {@link DataSource} whose connections come from a {@link Pool} made for virtual threads: a
@@ -81,6 +82,7 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
      * @throws SQLException                       if interrupted while waiting (the interrupt
      *                                            status is kept)
      */
+    @Blocking
     @Override
     public Connection getConnection() throws SQLException {
         Lease<PooledConnection> lease;
@@ -102,6 +104,7 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
      *
      * @throws SQLFeatureNotSupportedException always
      */
+    @Blocking
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
         throw new SQLFeatureNotSupportedException("pool \"" + pool.name() + "\" opens every connection with the "
@@ -122,6 +125,7 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
      * Closes the pool: waiting callers fail at once, idle connections close, borrowed ones close
      * when returned or after {@code closeTimeout}.
      */
+    @Blocking
     @Override
     public void close() {
         pool.close();

@@ -2,6 +2,7 @@ package dev.weft.junit;
 
 import dev.weft.pin.PinCheck;
 import dev.weft.pin.PinReport;
+import org.jetbrains.annotations.Blocking;
 import org.junit.jupiter.api.function.Executable;
 import org.opentest4j.AssertionFailedError;
 
@@ -38,6 +39,7 @@ public final class PinAssertions {
      * @return the report (empty)
      * @throws AssertionFailedError if a virtual thread was pinned
      */
+    @Blocking
     public static PinReport assertNoPins(Executable executable) throws Throwable {
         return verify(executable, 0, "the code", true);
     }
@@ -48,6 +50,7 @@ public final class PinAssertions {
      * @return the report, with the pins
      * @throws AssertionFailedError if nothing was pinned
      */
+    @Blocking
     public static PinReport assertPins(Executable executable) throws Throwable {
         return verify(executable, 1, "the code", true);
     }

@@ -15,6 +15,7 @@ import kotlinx.coroutines.ExecutorCoroutineDispatcher
 import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.Job
+import org.jetbrains.annotations.BlockingExecutor
 
 /**
  * A coroutine dispatcher that runs coroutines on virtual threads, so that blocking calls inside
@@ -69,7 +70,12 @@ import kotlinx.coroutines.Job
  *
  * **Memory consistency effects:** actions in a thread before it dispatches a block (resumes a
  * coroutine, submits a `Runnable`) happen-before the block runs.
+ *
+ * **IDE.** The class, [Dispatchers.Virtual][kotlinx.coroutines.Dispatchers.Virtual] and
+ * [limitedParallelism] are marked [BlockingExecutor], so IntelliJ does not flag blocking calls
+ * in coroutines on this dispatcher as blocking calls in a non-blocking context.
  */
+@BlockingExecutor
 @OptIn(InternalCoroutinesApi::class, ExperimentalCoroutinesApi::class)
 public class VirtualThreadDispatcher private constructor(
     /** The name in this dispatcher's thread names, `weft-<name>-<n>`. */
@@ -149,7 +155,7 @@ public class VirtualThreadDispatcher private constructor(
      *
      * @throws IllegalArgumentException if [parallelism] is less than 1
      */
-    override fun limitedParallelism(parallelism: Int, name: String?): CoroutineDispatcher =
+    override fun limitedParallelism(parallelism: Int, name: String?): @BlockingExecutor CoroutineDispatcher =
         LimitedView(this, super.limitedParallelism(parallelism, name))
 
     /**

@@ -110,17 +110,30 @@ class LayoutTest {
         assertTrue(Files.readString(ROOT.resolve("LICENSE")).contains("Apache License"), "LICENSE at the root");
     }
 
-    @Test
-    void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
-        Element clj = pom(ROOT.resolve("weft-clj/pom.xml"));
+    /** The dependencies of {@code module} that its users get at run time (compile and runtime scope). */
+    private static Set<String> runtimeDependencies(String module) throws Exception {
         Set<String> runtime = new TreeSet<>();
-        for (Element d : children(child(clj, "dependencies"), "dependency")) {
+        for (Element d : children(child(pom(ROOT.resolve(module).resolve("pom.xml")), "dependencies"), "dependency")) {
             String scope = text(d, "scope");
             if (scope == null || scope.equals("compile") || scope.equals("runtime")) {
                 runtime.add(text(d, "groupId") + ":" + text(d, "artifactId"));
             }
         }
-        assertEquals(Set.of("dev.weft:weft-core", "org.clojure:clojure"), runtime,
+        return runtime;
+    }
+
+    @Test
+    void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
+        assertEquals(Set.of("dev.weft:weft-core", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
+    }
+
+    @Test
+    void weftCoreHasNoRuntimeDependencyAndTheBlockingMarksAreCompileOnly() throws Exception {
+        assertEquals(Set.of(), runtimeDependencies("weft-core"), "weft-core has no third-party dependency");
+        for (String m : libraryModules()) {
+            assertFalse(runtimeDependencies(m).contains("org.jetbrains:annotations"),
+                    m + ": org.jetbrains:annotations (CLASS retention) is provided scope, never a user's runtime dependency");
+        }
     }
 }
