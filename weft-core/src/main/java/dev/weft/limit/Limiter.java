@@ -1,14 +1,15 @@
 package dev.weft.limit;
 
+import java.io.InterruptedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.TimeoutException;
 import org.jetbrains.annotations.Blocking;
 
 /**
@@ -27,6 +28,10 @@ import org.jetbrains.annotations.Blocking;
  * }
  * }</pre>
  *
+ * <p>The number of permits is fixed, or follows an {@link AdaptiveLimit}: an algorithm that
+ * learns from each call's latency how much concurrency the resource bears
+ * ({@link #builder(String, AdaptiveLimit)}; the algorithms are in {@code weft-concurrency-limits}).
+ *
  * <p>Waiting callers are served first come, first served. A waiting virtual thread unmounts, so
  * waiting costs no carrier. Interrupting a waiting caller makes {@link #acquire()} throw
  * {@link InterruptedException} without taking a permit.
@@ -37,19 +42,17 @@ import org.jetbrains.annotations.Blocking;
 public final class Limiter {
 
     private final String name;
-    private final int permits;
     private final int maxWaiting;
     private final Duration maxWait;
-    private final Semaphore semaphore;
-    private final AtomicInteger waiting = new AtomicInteger();
-    private final LongAdder rejected = new LongAdder();
+    private final Gate gate;
 
     private Limiter(Builder b) {
         this.name = b.name;
-        this.permits = b.permits;
         this.maxWaiting = b.maxWaiting;
         this.maxWait = b.maxWait;
-        this.semaphore = new Semaphore(b.permits, true);
+        this.gate = b.adaptive == null
+                ? new FixedGate(b.name, b.permits, b.maxWaiting, b.maxWait)
+                : new AdaptiveGate(b.name, b.adaptive, b.maxWaiting, b.maxWait);
     }
 
     /**
@@ -67,7 +70,27 @@ public final class Limiter {
      * @throws IllegalArgumentException if {@code permits} is not positive or the name is blank
      */
     public static Builder builder(String name, int permits) {
-        return new Builder(name, permits);
+        return new Builder(name, permits, null);
+    }
+
+    /**
+     * Starts building a limiter named {@code name} whose permits follow {@code limit}: a caller
+     * gets in only while fewer than {@code limit.limit()} callers hold a permit (and nobody waits
+     * before it), and every permit given back is reported to {@code limit} as a sample (see
+     * {@link Permit}). When the limit goes down, the callers already in keep their permits; new
+     * ones wait or are rejected until fewer than the new limit are in. {@link #permits()} reads
+     * the limit's current value. The waiting rules ({@code maxWaiting}, {@code maxWait}) are those
+     * of any limiter.
+     *
+     * <pre>{@code
+     * Limiter api = Limiter.builder("api", vegas).maxWaiting(0).build(); // shed what is over the limit
+     * }</pre>
+     *
+     * @throws IllegalArgumentException if the name is blank
+     * @throws NullPointerException     if {@code limit} is null
+     */
+    public static Builder builder(String name, AdaptiveLimit limit) {
+        return new Builder(name, 0, Objects.requireNonNull(limit, "limit"));
     }
 
     /**
@@ -80,18 +103,24 @@ public final class Limiter {
      */
     @Blocking
     public Permit acquire() throws InterruptedException {
-        take();
-        return new Permit(this);
+        return gate.acquire();
     }
 
-    /** Takes a permit only if one is free now, never waiting and never counting as rejected. */
+    /**
+     * Takes a permit only if one is free now and nobody waits for one, never waiting and never
+     * counting as rejected.
+     */
     public Optional<Permit> tryAcquire() {
-        return semaphore.tryAcquire() ? Optional.of(new Permit(this)) : Optional.empty();
+        return Optional.ofNullable(gate.tryAcquire());
     }
 
     /**
      * Runs {@code task} holding a permit and returns its result; the permit is given back however
-     * the task ends.
+     * the task ends. For an adaptive limit, a task that returns is a sample of its latency; a task
+     * that throws a {@link TimeoutException}, a {@link RejectedExecutionException} (such as another
+     * limiter's {@link LimitExceededException}) or an {@link InterruptedIOException} (such as a
+     * socket timeout) is a dropped call, a sign of overload; any other exception is no sample (its
+     * latency says nothing about the load).
      *
      * @throws LimitExceededException as {@link #acquire()}, without running the task
      * @throws InterruptedException   if interrupted while waiting, without running the task
@@ -100,39 +129,21 @@ public final class Limiter {
     @Blocking
     public <T> T call(Callable<T> task) throws Exception {
         Objects.requireNonNull(task, "task");
-        take();
+        Permit permit = gate.acquire();
+        T result;
         try {
-            return task.call();
-        } finally {
-            semaphore.release();
-        }
-    }
-
-    private void take() throws InterruptedException {
-        // A fair semaphore's timed tryAcquire honours the queue: no barging past waiters.
-        if (semaphore.tryAcquire(0, TimeUnit.NANOSECONDS)) {
-            return;
-        }
-        if (waiting.incrementAndGet() > maxWaiting) {
-            waiting.decrementAndGet();
-            rejected.increment();
-            throw new LimitExceededException(name, permits, maxWaiting, null);
-        }
-        try {
-            boolean got;
-            if (maxWait == null) {
-                semaphore.acquire();
-                got = true;
+            result = task.call();
+        } catch (Throwable t) {
+            if (t instanceof TimeoutException || t instanceof RejectedExecutionException
+                    || t instanceof InterruptedIOException) {
+                permit.closeDropped();
             } else {
-                got = semaphore.tryAcquire(maxWait.toNanos(), TimeUnit.NANOSECONDS);
+                permit.closeIgnored();
             }
-            if (!got) {
-                rejected.increment();
-                throw new LimitExceededException(name, permits, maxWaiting, maxWait);
-            }
-        } finally {
-            waiting.decrementAndGet();
+            throw t;
         }
+        permit.close();
+        return result;
     }
 
     /** The limiter's name. */
@@ -140,9 +151,12 @@ public final class Limiter {
         return name;
     }
 
-    /** How many callers may be in at once. */
+    /**
+     * How many callers may be in at once: the fixed number the limiter was built with, or the
+     * adaptive limit's current value (at least 1).
+     */
     public int permits() {
-        return permits;
+        return gate.permits();
     }
 
     /** How many callers may wait at once ({@link Integer#MAX_VALUE} when unbounded). */
@@ -157,38 +171,79 @@ public final class Limiter {
 
     /** Callers holding a permit now. */
     public int inUse() {
-        return permits - semaphore.availablePermits();
+        return gate.inUse();
     }
 
     /** Callers waiting for a permit now. */
     public int waiting() {
-        return Math.max(0, waiting.get());
+        return gate.waiting();
     }
 
     /** Callers rejected since the limiter was built. */
     public long rejected() {
-        return rejected.sum();
+        return gate.rejected();
     }
 
     @Override
     public String toString() {
-        return "Limiter[" + name + ": " + inUse() + "/" + permits + " in use, " + waiting() + " waiting]";
+        return "Limiter[" + name + ": " + inUse() + "/" + permits() + " in use, " + waiting() + " waiting]";
     }
 
-    /** A held permit. {@link #close()} gives it back; closing again does nothing. */
+    /**
+     * A held permit. Give it back once, with one of the {@code close} methods; later calls do
+     * nothing. For a limiter with an {@link AdaptiveLimit}, how it is given back is what the
+     * algorithm learns from: {@link #close()} reports a completed call and its latency (the time
+     * the permit was held), {@link #closeDropped()} a dropped one, {@link #closeIgnored()}
+     * nothing. For a fixed limiter the three are the same.
+     */
     public static final class Permit implements AutoCloseable {
-        private final Limiter limiter;
-        private final AtomicBoolean released = new AtomicBoolean();
+        private static final VarHandle RELEASED;
 
-        private Permit(Limiter limiter) {
-            this.limiter = limiter;
+        static {
+            try {
+                RELEASED = MethodHandles.lookup().findVarHandle(Permit.class, "released", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
         }
 
-        /** Gives the permit back, once. */
+        private final Gate gate;
+        final long startNanos;
+        final int inFlight;
+        @SuppressWarnings("unused") // through RELEASED
+        private volatile boolean released;
+
+        Permit(Gate gate, long startNanos, int inFlight) {
+            this.gate = gate;
+            this.startNanos = startNanos;
+            this.inFlight = inFlight;
+        }
+
+        /** Gives the permit back, once: the call it covered completed. */
         @Override
         public void close() {
-            if (released.compareAndSet(false, true)) {
-                limiter.semaphore.release();
+            release(true, false);
+        }
+
+        /**
+         * Gives the permit back, once: the call it covered was dropped (it timed out, or what it
+         * called shed it), a sign of overload that lowers an adaptive limit.
+         */
+        public void closeDropped() {
+            release(true, true);
+        }
+
+        /**
+         * Gives the permit back, once, reporting nothing: the call failed in a way that says
+         * nothing about the load (a bad request, a bug), or never really ran.
+         */
+        public void closeIgnored() {
+            release(false, false);
+        }
+
+        private void release(boolean sample, boolean dropped) {
+            if (RELEASED.compareAndSet(this, false, true)) {
+                gate.release(this, sample, dropped);
             }
         }
     }
@@ -197,19 +252,21 @@ public final class Limiter {
     public static final class Builder {
         private final String name;
         private final int permits;
+        private final AdaptiveLimit adaptive;
         private int maxWaiting = Integer.MAX_VALUE;
         private Duration maxWait;
 
-        private Builder(String name, int permits) {
+        private Builder(String name, int permits, AdaptiveLimit adaptive) {
             Objects.requireNonNull(name, "name");
             if (name.isBlank()) {
                 throw new IllegalArgumentException("a limiter needs a name for its messages, e.g. \"db\"");
             }
-            if (permits <= 0) {
+            if (adaptive == null && permits <= 0) {
                 throw new IllegalArgumentException("limiter " + name + ": permits must be positive; got " + permits);
             }
             this.name = name;
             this.permits = permits;
+            this.adaptive = adaptive;
         }
 
         /**

@@ -154,6 +154,42 @@ class LimiterTest {
     }
 
     @Test
+    void waitingNeverReadsAboveMaxWaitingNotEvenForARejectedCaller() throws Exception {
+        // Two threads are rejected over and over (no waiting allowed) while a third reads
+        // waiting(): a caller used to count itself as waiting before finding the queue full.
+        Limiter limiter = Limiter.builder("zero", 1).maxWaiting(0).build();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger rejections = new AtomicInteger();
+        try (Limiter.Permit held = limiter.acquire()) {
+            List<Thread> rejected = new ArrayList<>();
+            for (int t = 0; t < 2; t++) {
+                rejected.add(Thread.ofPlatform().start(() -> {
+                    while (rejections.get() < 100_000 && most.get() == 0) {
+                        try {
+                            limiter.acquire().close();
+                        } catch (LimitExceededException e) {
+                            rejections.incrementAndGet();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                }));
+            }
+            Thread reader = Thread.ofPlatform().start(() -> {
+                while (rejected.stream().anyMatch(Thread::isAlive)) {
+                    most.accumulateAndGet(limiter.waiting(), Math::max);
+                }
+            });
+            for (Thread t : rejected) {
+                t.join();
+            }
+            reader.join();
+        }
+        assertEquals(0, most.get(), "waiting() read above maxWaiting(0) after " + rejections.get() + " rejections");
+        assertEquals(rejections.get(), limiter.rejected());
+    }
+
+    @Test
     void badConfigurationNamesTheProblem() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Limiter.of("x", 0))
                 .getMessage().contains("permits must be positive; got 0"));
