@@ -22,9 +22,13 @@ import org.jetbrains.annotations.Blocking;
  * <p>How: a canary virtual thread sleeps for {@code period} again and again. When it wakes up, it
  * is queued to the scheduler like any other virtual thread; how late it then runs is the
  * scheduling delay every ready virtual thread is suffering. A delay of at least {@code threshold}
- * is a starvation episode. While it runs, the detector also keeps JFR execution samples of
- * virtual threads, so each episode names what held the carriers, aggregated by site (the top
- * frames below the virtual-thread machinery) as the pin monitor aggregates pins.
+ * is a starvation episode. Each episode names what held the carriers, aggregated by site (the top
+ * frames below the virtual-thread machinery) as the pin monitor aggregates pins: on JDK 24 and
+ * later from JFR execution samples of virtual threads kept while the detector runs; on JDK 21-23,
+ * whose JFR takes none of virtual threads, from a JSON thread dump
+ * ({@code HotSpotDiagnosticMXBean.dumpThreads}, which lists virtual threads) that a platform
+ * thread takes once per episode, while the canary is still waiting, keeping the virtual threads
+ * that were on a carrier.
  *
  * <pre>{@code
  * try (StarvationDetector d = StarvationDetector.builder().threshold(Duration.ofMillis(20)).start()) {
@@ -34,18 +38,28 @@ import org.jetbrains.annotations.Blocking;
  * }
  * }</pre>
  *
- * <p>On JDK 21 the episodes are timed the same, but JFR delivered no execution samples of
- * virtual threads in weft's tests, so the sites may be empty there.
+ * <p>Sites are empty when the runtime has neither JFR (24+) nor the {@code jdk.management}
+ * module (21-23); the episodes are still timed.
  *
  * <p>A busy machine delays every thread, not only virtual ones: a platform thread of the detector
  * wakes on the same period, and its own lateness over the canary's wait (the operating system's
  * share) is subtracted, so that what is reported is the wait for a carrier.
  *
- * <p>Cost: two wake-ups per {@code period} and JFR execution sampling of running threads every
- * {@code samplePeriod} (measured by the lab's {@code pool} scenario on a workload that never
- * starves; starting the JFR recording takes a moment of CPU once).
+ * <p>Cost: two wake-ups per {@code period} and, on JDK 24+, JFR execution sampling of running
+ * threads every {@code samplePeriod} (measured by the lab's {@code pool} scenario on a workload
+ * that never starves; starting the JFR recording takes a moment of CPU once); on JDK 21-23 a
+ * third wake-up per {@code period} and, only during an episode, one thread dump (hundreds of
+ * milliseconds of one core with thousands of virtual threads).
  */
 public final class StarvationDetector implements AutoCloseable {
+
+    /**
+     * Below this feature version the stacks come from thread dumps taken during an episode, not
+     * from JFR: JDK 21's JFR takes no execution samples of virtual threads. Not above: on
+     * Temurin 25.0.3 a JSON thread dump crashed the JVM (SIGSEGV in {@code stackChunkOopDesc::sender})
+     * once in four tries while virtual threads waited in {@code Object.wait}.
+     */
+    static final int DUMP_BELOW_JDK = 24;
 
     /** The scheduling delay counted as starvation unless set: 20 ms, the pin monitor's threshold. */
     public static final Duration DEFAULT_THRESHOLD = Duration.ofMillis(20);
@@ -54,7 +68,9 @@ public final class StarvationDetector implements AutoCloseable {
     private final long threshold;
     private final int topFrames;
     private final Consumer<? super Episode> onStarvation;
-    private volatile StarvationSampler sampler;
+    private volatile StackSource sampler;
+    /** When the canary became due, while it waits to run; {@code Long.MAX_VALUE} otherwise. */
+    private volatile long canaryDue = Long.MAX_VALUE;
     private final Thread canary;
     private final Instant from = Instant.now();
     private final Object lock = new Object();
@@ -89,12 +105,13 @@ public final class StarvationDetector implements AutoCloseable {
         this.threshold = b.threshold.toNanos();
         this.topFrames = b.topFrames;
         this.onStarvation = b.onStarvation;
-        StarvationSampler s = null;
+        StackSource s = null;
         if (b.sampleStacks) {
             try {
-                s = new StarvationSampler(b.samplePeriod);
-            } catch (IllegalStateException | LinkageError noJfr) {
-                s = null;   // no JFR in this runtime: episodes are still timed, without stacks
+                s = Runtime.version().feature() >= DUMP_BELOW_JDK ? new StarvationSampler(b.samplePeriod)
+                        : new DumpStacks(() -> canaryDue, threshold, period);
+            } catch (IllegalStateException | LinkageError | java.io.IOException noSource) {
+                s = null;   // no JFR or no jdk.management in this runtime: episodes are still timed, without stacks
             }
         }
         this.sampler = s;
@@ -129,10 +146,12 @@ public final class StarvationDetector implements AutoCloseable {
         referenceLate.set(0);
         while (running) {
             long due = System.nanoTime() + period;
+            canaryDue = due;
             long now;
             while ((now = System.nanoTime()) < due && running) {
                 LockSupport.parkNanos(this, due - now);
             }
+            canaryDue = Long.MAX_VALUE;
             long raw = now - due;
             long late = raw - referenceLate.getAndSet(0);
             if (late >= threshold && running) {
@@ -155,12 +174,12 @@ public final class StarvationDetector implements AutoCloseable {
             for (Iterator<Episode> it = pending.iterator(); it.hasNext(); ) {
                 Episode e = it.next();
                 Instant end = e.due().plus(e.waited()).plusMillis(period / 1_000_000 + 1);
-                StarvationSampler sampler = this.sampler;
+                StackSource sampler = this.sampler;
                 if (force || sampler == null || sampler.deliveredUpTo(end)) {
                     it.remove();
                     Map<List<PinFrame>, long[]> here = new HashMap<>();
                     if (sampler != null) {
-                        for (StarvationSampler.Sample s : sampler.between(e.due(), end)) {
+                        for (SampleWindow.Sample s : sampler.between(e.due(), end)) {
                             List<PinFrame> site = PinAggregator.siteFrames(s.frames(), topFrames);
                             here.computeIfAbsent(site, k -> new long[1])[0]++;
                             sites.computeIfAbsent(site, k -> new long[1])[0]++;
@@ -225,7 +244,7 @@ public final class StarvationDetector implements AutoCloseable {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         resolve(true);
-        StarvationSampler s = sampler;
+        StackSource s = sampler;
         sampler = null;
         if (s != null) {
             s.close();
@@ -275,8 +294,9 @@ public final class StarvationDetector implements AutoCloseable {
         }
 
         /**
-         * Whether to keep JFR execution samples of virtual threads to name what held the carriers
-         * (default true), and how often JFR samples (default 10 ms).
+         * Whether to name what held the carriers (default true): JFR execution samples of virtual
+         * threads on JDK 24+, a thread dump per episode on JDK 21-23; and how often JFR samples
+         * (default 10 ms; not used on JDK 21-23).
          */
         public Builder sampleStacks(boolean sampleStacks, Duration samplePeriod) {
             this.sampleStacks = sampleStacks;

@@ -2,8 +2,6 @@ package dev.weft.pin;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.List;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.consumer.RecordedEvent;
@@ -15,16 +13,13 @@ import jdk.jfr.consumer.RecordingStream;
  * the carriers), kept for a few seconds so that a late canary can be matched with what held the
  * carriers while it waited. Kept apart so the detector loads without the {@code jdk.jfr} module.
  */
-final class StarvationSampler {
+final class StarvationSampler implements StackSource {
 
     private static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
     private static final Duration KEEP = Duration.ofSeconds(10);
 
-    record Sample(Instant at, List<PinFrame> frames) {
-    }
-
     private final RecordingStream stream;
-    private final ArrayDeque<Sample> samples = new ArrayDeque<>();
+    private final SampleWindow samples = new SampleWindow(KEEP);
     private volatile Instant flushedUpTo = Instant.EPOCH;
 
     StarvationSampler(Duration period) {
@@ -51,35 +46,23 @@ final class StarvationSampler {
         if (t == null || !t.isVirtual() || e.getStackTrace() == null) {
             return;
         }
-        Sample s = new Sample(e.getStartTime(), PinEvent.frames(e.getStackTrace()));
-        synchronized (samples) {
-            samples.addLast(s);
-            Instant old = s.at().minus(KEEP);
-            while (!samples.isEmpty() && samples.peekFirst().at().isBefore(old)) {
-                samples.pollFirst();
-            }
-        }
+        samples.add(new SampleWindow.Sample(e.getStartTime(), PinEvent.frames(e.getStackTrace())));
     }
 
     /** Whether JFR has delivered every sample taken before {@code t}. */
-    boolean deliveredUpTo(Instant t) {
+    @Override
+    public boolean deliveredUpTo(Instant t) {
         return !flushedUpTo.isBefore(t);
     }
 
     /** The samples of virtual threads taken in {@code [from, to]}. */
-    List<Sample> between(Instant from, Instant to) {
-        List<Sample> out = new ArrayList<>();
-        synchronized (samples) {
-            for (Sample s : samples) {
-                if (!s.at().isBefore(from) && !s.at().isAfter(to)) {
-                    out.add(s);
-                }
-            }
-        }
-        return out;
+    @Override
+    public List<SampleWindow.Sample> between(Instant from, Instant to) {
+        return samples.between(from, to);
     }
 
-    void close() {
+    @Override
+    public void close() {
         stream.close();
     }
 }
