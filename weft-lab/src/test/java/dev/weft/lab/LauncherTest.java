@@ -1,15 +1,22 @@
 package dev.weft.lab;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,8 +37,12 @@ class LauncherTest {
     }
 
     private Run weft(Map<String, String> env, String... args) throws IOException, InterruptedException {
+        return launch(LAUNCHER, env, args);
+    }
+
+    private Run launch(Path launcher, Map<String, String> env, String... args) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder();
-        pb.command().add(LAUNCHER.toString());
+        pb.command().add(launcher.toString());
         pb.command().addAll(List.of(args));
         pb.environment().remove("JAVA_HOME");
         pb.environment().putAll(env);
@@ -134,6 +145,50 @@ class LauncherTest {
         assertTrue(problems.get(0).startsWith("weft: cannot download "), r.err());
         assertTrue(problems.get(0).contains("from http://127.0.0.1:9/maven2 (Connection refused): no network access"), r.err());
         assertEquals("", r.out());
+    }
+
+    @Test
+    void versionSetsItInEveryPomReadmeAndExampleWithoutAJdk() throws Exception {
+        // A copy of the checkout's launcher, what it sources, and every POM and README it may edit.
+        Path root = LAUNCHER.getParent();
+        Path copy = tmp.resolve("checkout");
+        List<Path> files = new ArrayList<>(List.of(Path.of("weft"), Path.of("build/debian-package.sh")));
+        try (Stream<Path> walk = Files.walk(root, 3)) {
+            walk.map(root::relativize)
+                    .filter(p -> Set.of("pom.xml", "README.md").contains(p.getFileName().toString()))
+                    .filter(p -> !p.toString().contains("target") && !p.toString().contains("src"))
+                    .forEach(files::add);
+        }
+        for (Path f : files) {
+            Files.createDirectories(copy.resolve(f).getParent());
+            Files.copy(root.resolve(f), copy.resolve(f), StandardCopyOption.COPY_ATTRIBUTES);
+        }
+        Matcher m = Pattern.compile("<artifactId>weft-parent</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(Files.readString(root.resolve("pom.xml")));
+        assertTrue(m.find(), "weft-parent's version in pom.xml");
+        String old = m.group(1);
+        String next = "9.8.7-rc1";
+
+        Run r = launch(copy.resolve("weft"), Map.of("WEFT_JDK_DIRS", tmp.toString(), "JAVA_HOME", tmp.toString()), "version", next);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.err().contains("setting version " + next + " (was " + old + ")"), r.err());
+        for (Path f : files.subList(2, files.size())) {
+            String text = Files.readString(copy.resolve(f));
+            assertFalse(text.contains(old), f + " still names " + old);
+            if (f.getFileName().toString().equals("pom.xml") && !text.contains("<parent>") && text.contains("weft.version")) {
+                assertTrue(text.contains("<weft.version>" + next + "</weft.version>"), f.toString());   // examples, README runner
+            }
+        }
+        String readme = Files.readString(copy.resolve("README.md"));
+        for (String coordinates : List.of("<version>" + next + "</version>", "dev.weft:weft-bom:" + next,
+                "{:mvn/version \"" + next + "\"}", "[dev.weft/weft-clj \"" + next + "\"]")) {
+            assertTrue(readme.contains(coordinates), "README.md's install snippets: " + coordinates);
+        }
+        assertTrue(files.stream().filter(f -> f.startsWith("examples")).count() >= 3, files.toString());
+
+        Run bad = launch(copy.resolve("weft"), Map.of("JAVA_HOME", tmp.toString()), "version", "1.x");
+        assertEquals(2, bad.exit(), bad.toString());
+        assertTrue(bad.err().contains("'1.x' is not a version"), bad.err());
     }
 
     @Test
