@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.xml.parsers.DocumentBuilderFactory;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Element;
@@ -126,6 +128,34 @@ class LayoutTest {
     void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
         assertEquals(Set.of("dev.weft:weft-core", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
+    }
+
+    @Test
+    void theReadmeInstallSnippetsNameEveryModuleAtWeftsVersion() throws Exception {
+        String readme = Files.readString(ROOT.resolve("README.md"));
+        int from = readme.indexOf("\n## Install\n");
+        assertTrue(from >= 0, "README.md has an Install section");
+        int to = readme.indexOf("\n## ", from + 1);
+        String install = readme.substring(from, to < 0 ? readme.length() : to);
+        StringBuilder code = new StringBuilder();
+        Matcher block = Pattern.compile("(?s)```[a-z]*\n(.*?)```").matcher(install);
+        while (block.find()) {
+            code.append(block.group(1));
+        }
+        Set<String> named = new TreeSet<>();
+        Matcher artifact = Pattern.compile("weft-[a-z0-9]+(?:-[a-z][a-z0-9]*)*").matcher(code);
+        while (artifact.find()) {
+            named.add(artifact.group());
+        }
+        Set<String> expected = new TreeSet<>(libraryModules());
+        expected.add("weft-bom");
+        assertEquals(expected, named, "the Install section's snippets (Maven, Gradle, deps.edn, Leiningen) name"
+                + " weft-bom and every library module, and nothing else");
+        String version = text(pom(ROOT.resolve("pom.xml")), "version");
+        Matcher v = Pattern.compile("\\d+\\.\\d+\\.\\d+(?:-[A-Za-z0-9]+)?").matcher(code);
+        while (v.find()) {
+            assertEquals(version, v.group(), "a version in the Install snippets (./weft version sets them)");
+        }
     }
 
     @Test
