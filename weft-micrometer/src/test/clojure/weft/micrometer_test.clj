@@ -2,7 +2,8 @@
   (:require [clojure.test :refer [deftest is]]
             [weft.micrometer :as wm]
             [weft.ring :as ring])
-  (:import (io.micrometer.core.instrument.simple SimpleMeterRegistry)
+  (:import (dev.weft.limit AdaptiveLimit)
+           (io.micrometer.core.instrument.simple SimpleMeterRegistry)
            (java.net URI)
            (java.net.http HttpClient HttpRequest HttpResponse HttpResponse$BodyHandlers)
            (java.util.concurrent TimeUnit)))
@@ -39,6 +40,24 @@
         (ring/stop-server server)))
     (is (= 0.0 (meter registry "weft.ring.in.flight")))
     (is (nil? (.gauge (.find registry "weft.ring.limit"))) "no adaptive limit, no limit gauge")))
+
+(deftest an-adaptive-limit-shows-as-the-limit-gauge
+  (let [current (atom 3)
+        limit (reify AdaptiveLimit
+                (limit [_] (int @current))
+                (onSample [_ _ _ _ _] (swap! current inc))) ; each completed request raises it by one
+        server (ring/run-server (fn [_] {:status 200 :body "ok"}) {:port 0 :host "127.0.0.1" :limit limit})
+        registry (SimpleMeterRegistry.)
+        request (.build (HttpRequest/newBuilder (URI. (str "http://127.0.0.1:" (:port server) "/"))))]
+    (try
+      (.bindTo (wm/ring-metrics server {:name "api"}) registry)
+      (is (= 3.0 (meter registry "weft.ring.limit")) "the gauge reads (:limit (ring/stats server))")
+      (is (= 200 (.statusCode ^HttpResponse (.send (HttpClient/newHttpClient) request (HttpResponse$BodyHandlers/ofString)))))
+      (loop [n 0] ; the sample is taken once the response is written: wait for it (a hang guard, not a timing)
+        (when (and (= 3 @current) (< n 2000)) (Thread/sleep 5) (recur (inc n))))
+      (is (= 4.0 (meter registry "weft.ring.limit")) "the gauge follows the limit at each scrape")
+      (finally
+        (ring/stop-server server)))))
 
 (deftest ring-metrics-names-its-input
   (is (thrown-with-msg? IllegalArgumentException #"needs the server weft.ring/run-server returned"

@@ -42,7 +42,7 @@
             [weft.impl.options :as options]
             [weft.ring.impl.websocket :as websocket]
             [weft.ring.protocols :as protocols])
-  (:import (dev.weft.limit Limiter)
+  (:import (dev.weft.limit AdaptiveLimit Limiter)
            (dev.weft.ring RingConnector RingHandler Tls)
            (java.nio.file Path)
            (org.eclipse.jetty.alpn.server ALPNServerConnectionFactory)
@@ -83,10 +83,13 @@
     {:key :async? :type :boolean :doc "call the handler's 3-arity form (request respond raise)" :default false}
     {:key :max-concurrency :type :pos-int :aliases [:max-in-flight]
      :doc "most requests handled at once; more wait for a turn (see :max-waiting)" :default-doc "no cap"}
+    (merge (options/instance-of AdaptiveLimit "a dev.weft.limit.AdaptiveLimit, e.g. (weft.concurrency-limits/vegas {}) from weft-concurrency-limits")
+           {:key :limit
+            :doc "an adaptive limit on requests handled at once, instead of a fixed :max-concurrency: it learns from each request's latency (from its turn to its response written) how many the handler bears; more wait (see :max-waiting) or get 503 with Retry-After; (:limit (stats server)) is its current value"
+            :default-doc "none"})
     {:key :max-waiting :type :nat-int :aliases [:max-queued]
-     :requires [:max-concurrency "the wait is for a turn under it"]
-     :doc "most requests waiting for a turn beyond :max-concurrency; more get 503 at once"
-     :default-doc "as many as :max-concurrency"}
+     :doc "most requests waiting for a turn beyond :max-concurrency or :limit; more get 503 at once"
+     :default-doc "as many as :max-concurrency; 0 under :limit (shed at once)"}
     (merge pos-duration {:key :max-wait :aliases [:queue-timeout-ms]
                          :doc "longest a request waits for its turn, then 503" :default-doc "as long as it takes"})
     {:key :retry-after :type :duration :aliases {:retry-after-s #(* 1000 %)}
@@ -124,15 +127,23 @@
     {:key :ssl-key :type :string :doc "path of the unencrypted PKCS#8 PEM private key that goes with :ssl-cert"}
     {:key :http2? :type :boolean :default false
      :doc "also speak HTTP/2: h2 over TLS (ALPN) on :ssl-port and h2c (prior knowledge or Upgrade) on :port"}]
-   {:exclusive [[:keystore :ssl-cert "a key store, or PEM files"]]
+   {:exclusive [[:keystore :ssl-cert "a key store, or PEM files"]
+                [:max-concurrency :limit "a fixed cap, or an adaptive one"]]
     :example "{:port 8080}"}))
 
-(defn- limiter ^Limiter [{:keys [max-concurrency max-waiting max-wait]}]
-  (when max-concurrency
-    (let [b (.maxWaiting (Limiter/builder "ring" (int max-concurrency)) (int (or max-waiting max-concurrency)))]
+(defn- limiter ^Limiter [{:keys [max-concurrency limit max-waiting max-wait] :as opts}]
+  (cond
+    (or max-concurrency limit)
+    (let [b (if limit
+              (.maxWaiting (Limiter/builder "ring" ^AdaptiveLimit limit) (int (or max-waiting 0)))
+              (.maxWaiting (Limiter/builder "ring" (int max-concurrency)) (int (or max-waiting max-concurrency))))]
       (when max-wait
         (.maxWait b ^Duration max-wait))
-      (.build b))))
+      (.build b))
+    max-waiting
+    (throw (options/error "weft.ring/run-server"
+                          ":max-waiting needs :max-concurrency or :limit (the wait is for a turn under it)"
+                          {:option :max-waiting :options opts}))))
 
 (defn- retry-after-seconds
   "Whole seconds, rounded up: Retry-After has no fractions."
@@ -184,14 +195,22 @@
 (defn run-server
   "Starts a Jetty server that serves the Ring handler `handler` and returns it, a map with
   `:port` (the port it listens on), `:ssl-port` (the TLS port, or nil), `:host`, `:jetty`
-  (the org.eclipse.jetty.server.Server, for what weft does not cover) and `:handler` (its
-  dev.weft.ring.RingHandler). Every call of the handler runs on a virtual thread (with
+  (the org.eclipse.jetty.server.Server, for what weft does not cover), `:handler` (its
+  dev.weft.ring.RingHandler) and, with an adaptive limit, `:limit` (the AdaptiveLimit). Every call of the handler runs on a virtual thread (with
   HTTP/2, every stream's); the server is ready when this returns.
 
   TLS: `:ssl-port` with `:keystore` (and `:keystore-password`) or `:ssl-cert` and `:ssl-key`
   (PEM) serves TLS 1.3 and 1.2 next to the plain port; `reload-ssl!` swaps in a renewed
   certificate without a restart. HTTP/2: `:http2? true` adds h2 (ALPN) on the TLS port and
   h2c on the plain one; requests then say `:protocol \"HTTP/2\"`.
+
+  Limits: `:max-concurrency` caps the requests handled at once at a fixed number; `:limit`
+  takes an adaptive limit instead (a dev.weft.limit.AdaptiveLimit, e.g.
+  `(weft.concurrency-limits/vegas {})` from weft-concurrency-limits), which learns from each
+  request's latency how many the handler bears. Either way, requests beyond it wait for a
+  turn (`:max-waiting`, `:max-wait`; none by default under `:limit`) or are shed with 503
+  and Retry-After. Under `:limit`, a request that times out (`:request-timeout`) counts as a
+  drop; a handler that throws, a bad body or a stop counts as nothing.
 
   Unknown unqualified keys are refused (a typo would silently change nothing);
   namespaced keys are ignored, so an application may keep its own settings in the map.
@@ -244,7 +263,8 @@
                             {:host host :port port :ssl-port ssl-port} e)
                    (ex-info (str "weft.ring/run-server: the server did not start on " address ": " (ex-message e))
                             {:host host :port port :ssl-port ssl-port} e))))))
-    (->RingServer (.getLocalPort plain) (some-> secure .getLocalPort) host server ring-handler tls)))
+    (cond-> (->RingServer (.getLocalPort plain) (some-> secure .getLocalPort) host server ring-handler tls)
+      (:limit opts) (assoc :limit (:limit opts)))))
 
 (options/document! #'run-server server-options)
 
@@ -302,7 +322,8 @@
 (defn stats
   "What `server` is doing now, as a map:
     :in-flight  requests let in and not yet finished (answered, and their handler returned)
-    :waiting    requests waiting for a turn under :max-concurrency (0 without a cap)
+    :waiting    requests waiting for a turn under :max-concurrency or :limit (0 without one)
+    :limit      the adaptive limit's current value (only with :limit)
     :rejected   requests answered 503 because the server was full, since it started
     :abandoned  requests cut off by the last stop (see `stop-server`)
     :lost       responses that could not be written since the server started (the client
@@ -312,9 +333,10 @@
   [server]
   (let [^RingHandler handler (:handler server)
         ^Limiter limiter (.limiter handler)]
-    {:in-flight (.inFlight handler)
-     :waiting (if limiter (.waiting limiter) 0)
-     :rejected (if limiter (.rejected limiter) 0)
-     :abandoned (.abandoned handler)
-     :lost (.lost handler)
-     :websockets (.openWebSockets handler)}))
+    (cond-> {:in-flight (.inFlight handler)
+             :waiting (if limiter (.waiting limiter) 0)
+             :rejected (if limiter (.rejected limiter) 0)
+             :abandoned (.abandoned handler)
+             :lost (.lost handler)
+             :websockets (.openWebSockets handler)}
+      (:limit server) (assoc :limit (.permits limiter)))))

@@ -76,6 +76,7 @@ final class Exchange implements Runnable, Callback {
     private volatile Throwable bodyFailure; // the first failed read of the request body
     private volatile Scheduler.Task timeout;
     private volatile boolean readingBody; // the handler is inside a read of the request body
+    private volatile boolean handlerFailed; // answered 500: no sample for an adaptive limit
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
         this.owner = owner;
@@ -299,6 +300,7 @@ final class Exchange implements Runnable, Callback {
             LOG.debug("{} {}: reading the request body failed; answered {}", request.getMethod(), path(), status, body);
             writeStatus(status, HttpStatus.getMessage(status), false, true);
         } else {
+            handlerFailed = true;
             LOG.error("{} {}: the handler failed; answered 500", request.getMethod(), path(), t);
             writeStatus(HttpStatus.INTERNAL_SERVER_ERROR_500, "Internal Server Error", false, false);
         }
@@ -354,7 +356,7 @@ final class Exchange implements Runnable, Callback {
         claim(ABANDONED);
         interruptHandler();
         cancelTimeout();
-        releasePermit();
+        releasePermit(true);
     }
 
     // ---- Callback: the completion of the response's last write -------------------------------
@@ -434,14 +436,26 @@ final class Exchange implements Runnable, Callback {
 
     private void finish() {
         cancelTimeout();
-        releasePermit();
+        releasePermit(false);
         owner.finished(this);
     }
 
-    private void releasePermit() {
+    /**
+     * Gives the permit back (once: closing is idempotent). For an adaptive limit this is the
+     * request's sample: a request timeout is a drop (overload); a stop, a handler failure or a
+     * bad request body says nothing about the load; anything else is a completed call.
+     */
+    private void releasePermit(boolean abandoned) {
         Limiter.Permit p = permit;
-        if (p != null) {
-            p.close(); // idempotent
+        if (p == null) {
+            return;
+        }
+        if (abandoned || handlerFailed || bodyFailure != null) {
+            p.closeIgnored();
+        } else if (((int) STATE.getVolatile(this) & TIMED_OUT) != 0) {
+            p.closeDropped();
+        } else {
+            p.close();
         }
     }
 
