@@ -107,8 +107,9 @@ public final class Limiter {
     }
 
     /**
-     * Takes a permit only if one is free now and nobody waits for one, never waiting and never
-     * counting as rejected.
+     * Takes a permit only if one is free now, never waiting and never counting as rejected. A
+     * fixed limiter may give it ahead of callers already waiting (as
+     * {@link Semaphore#tryAcquire()} does); an adaptive one gives it only when nobody waits.
      */
     public Optional<Permit> tryAcquire() {
         return Optional.ofNullable(gate.tryAcquire());

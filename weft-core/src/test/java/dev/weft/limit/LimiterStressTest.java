@@ -15,9 +15,9 @@ import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 /**
- * The limiter under a randomized interleaving of many virtual threads: acquire (waiting or
- * rejected), hold for a random spin, release; interrupts thrown in. Invariants checked all along:
- * never more holders than permits; at the end nothing held or waiting, and every rejection a
+ * The limiter, fixed or adaptive, under a randomized interleaving of many virtual threads: acquire
+ * (waiting or rejected), hold for a random spin, release; interrupts thrown in. Invariants checked
+ * all along: never more holders than the most permits; at the end nothing held or waiting, and every rejection a
  * caller saw counted once. Runs only in the stress tier (build/test/stress.sh).
  */
 class LimiterStressTest {
@@ -36,7 +36,22 @@ class LimiterStressTest {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         int permits = 1 + rnd.nextInt(4);
         int maxWaiting = rnd.nextInt(6);
-        Limiter.Builder b = Limiter.builder("stress", permits).maxWaiting(maxWaiting);
+        // Half the rounds run over an adaptive limit that moves between 1 and permits as samples
+        // come in, so callers are let in and kept waiting while the limit rises and falls.
+        AtomicInteger samples = new AtomicInteger();
+        AdaptiveLimit moving = new AdaptiveLimit() {
+            @Override
+            public int limit() {
+                return 1 + (samples.get() / 3) % permits;
+            }
+
+            @Override
+            public void onSample(long startNanos, long latencyNanos, int inFlight, boolean dropped) {
+                samples.incrementAndGet();
+            }
+        };
+        Limiter.Builder b = (rnd.nextBoolean() ? Limiter.builder("stress", moving) : Limiter.builder("stress", permits))
+                .maxWaiting(maxWaiting);
         if (rnd.nextBoolean()) {
             b.maxWait(Duration.ofNanos(rnd.nextLong(2_000_000)));
         }

@@ -12,7 +12,7 @@ import java.util.Objects;
 /**
  * A {@link Limiter} as meters tagged {@code limiter} (its name): {@code weft.limiter.in.flight}
  * (permits held now), {@code weft.limiter.waiting} (callers waiting for one),
- * {@code weft.limiter.limit} (its permits) and the counter {@code weft.limiter.rejected} (callers
+ * {@code weft.limiter.limit} (its permits: an adaptive limiter's current limit) and the counter {@code weft.limiter.rejected} (callers
  * turned away since it was built). The meters hold the limiter weakly, as Micrometer's gauges do.
  *
  * <pre>{@code

@@ -55,6 +55,29 @@ class WeftMetricsTest {
     }
 
     @Test
+    void anAdaptiveLimitersLimitGaugeFollowsItsAlgorithm() throws Exception {
+        int[] limit = {5};
+        Limiter api = Limiter.builder("api", new dev.weft.limit.AdaptiveLimit() {
+            @Override
+            public int limit() {
+                return limit[0];
+            }
+
+            @Override
+            public void onSample(long startNanos, long latencyNanos, int inFlight, boolean dropped) {
+                limit[0] = dropped ? limit[0] - 1 : limit[0] + 1;
+            }
+        }).build();
+        new WeftLimiterMetrics(api).bindTo(registry);
+        assertEquals(5.0, registry.get("weft.limiter.limit").tag("limiter", "api").gauge().value());
+        api.acquire().close();
+        assertEquals(6.0, registry.get("weft.limiter.limit").tag("limiter", "api").gauge().value());
+        api.acquire().closeDropped();
+        api.acquire().closeDropped();
+        assertEquals(4.0, registry.get("weft.limiter.limit").tag("limiter", "api").gauge().value());
+    }
+
+    @Test
     void theSchedulerGaugesReadTheJdksScheduler() throws Exception {
         new WeftSchedulerMetrics().bindTo(registry);
         Thread.ofVirtual().start(() -> { }).join();   // at least one carrier exists
