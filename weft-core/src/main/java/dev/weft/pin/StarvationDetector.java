@@ -38,8 +38,14 @@ import org.jetbrains.annotations.Blocking;
  * }
  * }</pre>
  *
- * <p>Sites are empty when the runtime has neither JFR (24+) nor the {@code jdk.management}
- * module (21-23); the episodes are still timed.
+ * <p>A late canary during which stacks were taken and no virtual thread was on a carrier is
+ * not an episode: nothing virtual held the carriers; the operating system did not run them (or
+ * the thread that wakes the canary) on time, as on a machine with more runnable threads than
+ * cores. Such delays are counted apart ({@link StarvationReport#unattributed()}); on a 2-core
+ * machine at load 16 the lab saw 1-3 of 21-63 ms per two seconds for every pool, none with a GC
+ * pause, while a {@code Thread.yield} spin gave 36 with stacks. Without a stack source (the
+ * runtime has neither JFR on 24+ nor the {@code jdk.management} module on 21-23, or
+ * {@link Builder#sampleStacks} is off) every late canary counts, without sites.
  *
  * <p>A busy machine delays every thread, not only virtual ones: a platform thread of the detector
  * wakes on the same period, and its own lateness over the canary's wait (the operating system's
@@ -80,6 +86,7 @@ public final class StarvationDetector implements AutoCloseable {
     private final Thread reference;
     private volatile boolean running = true;
     private long episodes;
+    private long unattributed;
     private long starvedNanos;
     private long maxNanos;
     private StarvationReport last;
@@ -116,7 +123,7 @@ public final class StarvationDetector implements AutoCloseable {
         }
         this.sampler = s;
         this.reference = Thread.ofPlatform().daemon(true).name("weft-starvation-reference").start(this::reference);
-        this.canary = Thread.ofVirtual().name("weft-starvation-canary").start(this::watch);
+        this.canary = Thread.ofVirtual().name(StarvationSampler.CANARY).start(this::watch);
     }
 
     /** Starts building a detector. */
@@ -156,9 +163,6 @@ public final class StarvationDetector implements AutoCloseable {
             long late = raw - referenceLate.getAndSet(0);
             if (late >= threshold && running) {
                 synchronized (lock) {
-                    episodes++;
-                    starvedNanos += late;
-                    maxNanos = Math.max(maxNanos, late);
                     Instant wake = Instant.now();
                     pending.add(new Episode(wake.minusNanos(raw), Duration.ofNanos(late), List.of()));
                 }
@@ -185,6 +189,16 @@ public final class StarvationDetector implements AutoCloseable {
                             sites.computeIfAbsent(site, k -> new long[1])[0]++;
                         }
                     }
+                    if (sampler != null && here.isEmpty()) {
+                        // Stacks were taken and no virtual thread was on a carrier: the carriers
+                        // were not kept busy by virtual threads; the operating system (or a
+                        // safepoint) did not run them or the thread that wakes the canary.
+                        unattributed++;
+                        continue;
+                    }
+                    episodes++;
+                    starvedNanos += e.waited().toNanos();
+                    maxNanos = Math.max(maxNanos, e.waited().toNanos());
                     done.add(new Episode(e.due(), e.waited(), ranked(here)));
                 }
             }
@@ -206,15 +220,26 @@ public final class StarvationDetector implements AutoCloseable {
         return list;
     }
 
-    /** What the detector has seen so far (episodes whose stacks JFR has not delivered yet count, without sites). */
+    /**
+     * What the detector has seen so far. Episodes whose stacks have not been delivered yet count
+     * as episodes, without sites, until they are.
+     */
     public StarvationReport report() {
         resolve(false);
         synchronized (lock) {
             if (last != null) {
                 return last;
             }
-            return new StarvationReport(from, Instant.now(), Duration.ofNanos(threshold), episodes,
-                    Duration.ofNanos(starvedNanos), Duration.ofNanos(maxNanos), ranked(sites));
+            long n = episodes;
+            long starved = starvedNanos;
+            long max = maxNanos;
+            for (Episode e : pending) {
+                n++;
+                starved += e.waited().toNanos();
+                max = Math.max(max, e.waited().toNanos());
+            }
+            return new StarvationReport(from, Instant.now(), Duration.ofNanos(threshold), n,
+                    Duration.ofNanos(starved), Duration.ofNanos(max), ranked(sites), unattributed);
         }
     }
 
@@ -313,7 +338,7 @@ public final class StarvationDetector implements AutoCloseable {
             return this;
         }
 
-        /** Called once per episode, on the canary's thread, once its stacks are known. */
+        /** Called once per episode (not for an unattributed delay), on the canary's thread, once its stacks are known. */
         public Builder onStarvation(Consumer<? super Episode> onStarvation) {
             this.onStarvation = Objects.requireNonNull(onStarvation, "onStarvation");
             return this;

@@ -18,15 +18,24 @@ import java.util.Objects;
  * @param episodes  how many times the canary waited longer than the threshold
  * @param starved   the canary's waits beyond its due time in those episodes, added up
  * @param max       the longest such wait
- * @param sites     what ran on the carriers during the episodes, aggregated by site
+ * @param sites        what ran on the carriers during the episodes, aggregated by site
+ * @param unattributed how many times the canary was late by the threshold while stacks were taken
+ *                     and no virtual thread was on a carrier (the operating system did not run the
+ *                     carriers): not episodes, not in {@code starved} or {@code max}
  */
 public record StarvationReport(Instant from, Instant to, Duration threshold, long episodes, Duration starved,
-                               Duration max, List<Site> sites) {
+                               Duration max, List<Site> sites, long unattributed) {
 
     /** Copies the sites. */
     public StarvationReport {
         Objects.requireNonNull(threshold, "threshold");
         sites = List.copyOf(sites);
+    }
+
+    /** A report without unattributed delays. */
+    public StarvationReport(Instant from, Instant to, Duration threshold, long episodes, Duration starved,
+                            Duration max, List<Site> sites) {
+        this(from, to, threshold, episodes, starved, max, sites, 0);
     }
 
     /** Whether nothing starved. */
@@ -58,7 +67,7 @@ public record StarvationReport(Instant from, Instant to, Duration threshold, lon
     }
 
     /**
-     * The report as data: {@code from, to, threshold_ms, episodes, starved_ms, max_ms, sites}.
+     * The report as data: {@code from, to, threshold_ms, episodes, starved_ms, max_ms, sites, unattributed}.
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -69,6 +78,7 @@ public record StarvationReport(Instant from, Instant to, Duration threshold, lon
         m.put("starved_ms", PinReport.millis(starved));
         m.put("max_ms", PinReport.millis(max));
         m.put("sites", sites.stream().map(Site::toMap).toList());
+        m.put("unattributed", unattributed);
         return m;
     }
 
@@ -79,6 +89,10 @@ public record StarvationReport(Instant from, Instant to, Duration threshold, lon
                 .append(dev.weft.thread.Durations.human(starved)).append(" in total, longest ")
                 .append(dev.weft.thread.Durations.human(max)).append(" (threshold ")
                 .append(dev.weft.thread.Durations.human(threshold)).append(")");
+        if (unattributed > 0) {
+            b.append("; ").append(unattributed).append(" more late wake-up").append(unattributed == 1 ? "" : "s")
+                    .append(" with no virtual thread on a carrier (the operating system did not run the carriers)");
+        }
         int i = 1;
         for (Site s : sites) {
             b.append("\n\n#").append(i++).append("  ").append(s.samples()).append(" samples on a carrier");

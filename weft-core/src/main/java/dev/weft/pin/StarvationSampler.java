@@ -16,6 +16,7 @@ import jdk.jfr.consumer.RecordingStream;
 final class StarvationSampler implements StackSource {
 
     private static final String EXECUTION_SAMPLE = "jdk.ExecutionSample";
+    static final String CANARY = "weft-starvation-canary";
     private static final Duration KEEP = Duration.ofSeconds(10);
 
     private final RecordingStream stream;
@@ -43,7 +44,8 @@ final class StarvationSampler implements StackSource {
 
     private void sampled(RecordedEvent e) {
         RecordedThread t = e.getThread("sampledThread");
-        if (t == null || !t.isVirtual() || e.getStackTrace() == null) {
+        // the canary itself, sampled as it finally runs, held no carrier while it waited
+        if (t == null || !t.isVirtual() || e.getStackTrace() == null || CANARY.equals(t.getJavaName())) {
             return;
         }
         samples.add(new SampleWindow.Sample(e.getStartTime(), PinEvent.frames(e.getStackTrace())));
