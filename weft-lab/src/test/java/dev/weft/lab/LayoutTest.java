@@ -86,7 +86,7 @@ class LayoutTest {
         assertEquals(libraryModules(), pinned, "weft-bom/pom.xml must list every library module (one <dependency> each)"
                 + " and nothing else; a module that is not a library sets <weft.internal>true</weft.internal>");
         assertTrue(pinned.containsAll(Set.of("weft-core", "weft-clj", "weft-async", "weft-ring", "weft-kotlin", "weft-junit",
-                "weft-audit", "weft-cli")), pinned.toString());
+                "weft-audit", "weft-cli", "weft-concurrency-limits")), pinned.toString());
         assertFalse(pinned.contains("weft-lab") || pinned.contains("weft-bench"), "the lab and the benchmarks are not libraries");
         assertNull(child(bom, "parent"), "the BOM has no parent: weft-parent's third-party versions must not come with an import");
         assertEquals(text(pom(ROOT.resolve("pom.xml")), "version"), text(bom, "version"), "weft-bom's version is weft's");
