@@ -40,6 +40,73 @@ public final class TextReport {
         return s.append('\n').toString();
     }
 
+    /**
+     * The console's summary after a run: the verdict table first, then every scenario's details
+     * (table, goals, limit, notes, error), then the time each scenario took against its budget and
+     * the total. {@code totalBudget} is the whole run's budget in seconds (the quick lab's 4
+     * minutes), or null when none applies (a subset, or another mode).
+     */
+    public static String consoleSummary(LabResult lab, boolean colour, Integer totalBudget) {
+        StringBuilder s = new StringBuilder(verdicts(lab, colour));
+        for (ScenarioResult r : lab.scenarios()) {
+            s.append(scenario(r, Table.jdkSuffix(r, lab)));
+        }
+        return s.append(times(lab, totalBudget)).toString();
+    }
+
+    /**
+     * The outcome of one scenario run, as its progress line ends: "done in 18.2 s (budget 20 s)",
+     * "OVER BUDGET", "goals NOT all met", or "FAILED" with the first line of its error.
+     */
+    public static String progressLine(ScenarioResult r) {
+        StringBuilder s = new StringBuilder(r.ok() ? "done" : "FAILED").append(String.format(Locale.ROOT, " in %.1f s", r.seconds()));
+        if (r.budgetSeconds() != null) {
+            s.append(" (budget ").append(r.budgetSeconds()).append(" s").append(overBudget(r) ? ", OVER BUDGET" : "").append(')');
+        }
+        if (!r.ok() && r.error() != null) {
+            s.append(": ").append(r.error().lines().findFirst().orElse(""));
+        } else if (r.missedAGoal()) {
+            s.append("; goals NOT all met");
+        }
+        return s.toString();
+    }
+
+    /**
+     * Each scenario's time against its budget and the run's total, on one line each, e.g.
+     * "time: 3 min 41 s in all, within the quick lab's 4 minutes".
+     */
+    public static String times(LabResult lab, Integer totalBudget) {
+        StringBuilder s = new StringBuilder("time:");
+        for (ScenarioResult r : lab.scenarios()) {
+            s.append(String.format(Locale.ROOT, " %s%s %.1f s%s%s;", r.name(), Table.jdkSuffix(r, lab), r.seconds(),
+                    r.budgetSeconds() == null ? "" : " of " + r.budgetSeconds() + " s", overBudget(r) ? " OVER BUDGET" : ""));
+        }
+        s.setLength(s.length() - (lab.scenarios().isEmpty() ? 0 : 1));
+        s.append('\n');
+        if (lab.seconds() != null) {
+            s.append("total: ").append(duration(lab.seconds()));
+            if (totalBudget != null) {
+                s.append(lab.seconds() <= totalBudget ? ", within " : ", OVER ").append("the quick lab's budget of ")
+                        .append(duration(totalBudget));
+            }
+            s.append('\n');
+        }
+        return s.toString();
+    }
+
+    private static boolean overBudget(ScenarioResult r) {
+        return r.budgetSeconds() != null && r.seconds() > r.budgetSeconds();
+    }
+
+    /** "3 min 41 s", "4 min", "58.2 s". */
+    static String duration(double seconds) {
+        if (seconds < 60) {
+            return String.format(Locale.ROOT, "%.1f s", seconds);
+        }
+        long whole = Math.round(seconds);
+        return whole % 60 == 0 ? whole / 60 + " min" : whole / 60 + " min " + whole % 60 + " s";
+    }
+
     /** One line: how many goals were met, not met and not judged, and how many scenarios failed. */
     public static String summary(LabResult lab) {
         List<Goal> goals = lab.goals().stream().map(LabResult.ScenarioGoal::goal).toList();
@@ -71,8 +138,13 @@ public final class TextReport {
 
     /** The console text of {@code r}, ending with a blank line. */
     public static String scenario(ScenarioResult r) {
+        return scenario(r, "");
+    }
+
+    /** The console text of {@code r}, its name followed by {@code jdkSuffix} (" (JDK 21)" or ""). */
+    static String scenario(ScenarioResult r, String jdkSuffix) {
         StringBuilder s = new StringBuilder();
-        s.append(heading(r)).append('\n');
+        s.append(r.name()).append(jdkSuffix).append(heading(r).substring(r.name().length())).append('\n');
         Table t = Table.of(r);
         if (!t.rows().isEmpty()) {
             s.append(aligned(t, 2));

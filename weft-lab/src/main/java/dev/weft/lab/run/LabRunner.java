@@ -82,6 +82,7 @@ public final class LabRunner {
         long runStart = System.nanoTime();
         console.printf("weft lab: %s mode, JDK %s, %d cores, %d scenario%s -> %s%n",
                 options.mode(), jdk, cores, selected.size(), selected.size() == 1 ? "" : "s", out);
+        Status status = new Status(console, terminal());
 
         Thread cleanup = new Thread(() -> {
             Process p = current.get();
@@ -91,18 +92,22 @@ public final class LabRunner {
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
         List<ScenarioResult> results = new ArrayList<>();
+        int runs = selected.stream().mapToInt(d -> OTHER_JDK_SCENARIOS.contains(d.name()) ? 1 + otherJdks().size() : 1).sum();
         try {
-            for (int i = 0; i < selected.size(); i++) {
-                Descriptor d = selected.get(i);
-                console.printf("%n[%d/%d] %s: %s (article %s, own JVM)%n", i + 1, selected.size(), d.name(), d.title(), d.article());
-                ScenarioResult r = runIsolated(d, options.mode(), out, Jvm.java(), d.name());
-                report(results, previous == null ? r : Comparison.compare(r, previous), d, options.mode());
+            for (Descriptor d : selected) {
+                List<String> javas = new ArrayList<>(List.of(Jvm.java()));
                 if (OTHER_JDK_SCENARIOS.contains(d.name())) {
-                    for (String java : otherJdks()) {
-                        console.printf("%n[%d/%d] %s again, on %s (own JVM)%n", i + 1, selected.size(), d.name(), java);
-                        ScenarioResult other = runIsolated(d, options.mode(), out, java, d.name() + "-" + Math.abs(java.hashCode()));
-                        report(results, previous == null ? other : Comparison.compare(other, previous), d, options.mode());
-                    }
+                    javas.addAll(otherJdks());
+                }
+                for (int j = 0; j < javas.size(); j++) {
+                    String label = String.format(Locale.ROOT, "[%d/%d] %s%s", results.size() + 1, runs, d.name(),
+                            j == 0 ? "" : " on " + jdkName(javas.get(j)));
+                    status.start(label);
+                    ScenarioResult r = runIsolated(d, options.mode(), out, javas.get(j),
+                            j == 0 ? d.name() : d.name() + "-" + Math.abs(javas.get(j).hashCode()), label, status);
+                    r = previous == null ? r : Comparison.compare(r, previous);
+                    results.add(r);
+                    status.done(label, TextReport.progressLine(r));
                 }
             }
         } finally {
@@ -111,12 +116,14 @@ public final class LabRunner {
 
         LabResult lab = new LabResult(LabResult.FORMAT_VERSION, jdk, cores, options.mode().toString(), started,
                 seconds(runStart), options.compare() == null ? null : options.compare().toString(), results);
-        console.printf("%n");
-        console.print(TextReport.verdicts(lab, colour()));
         Json.write(out.resolve("results.json"), lab);
         MarkdownReport.write(out.resolve("report.md"), lab);
         HtmlReport.write(out.resolve("report.html"), lab);
-        console.printf("%nwrote %s, %s and %s%n", out.resolve("results.json"), out.resolve("report.md"), out.resolve("report.html"));
+        console.printf("%n");
+        boolean whole = options.only().isEmpty() || selected.size() == registry.all().size();
+        console.print(TextReport.consoleSummary(lab, colour(), whole && options.mode() == Mode.QUICK ? QUICK_LAB_BUDGET_SECONDS : null));
+        console.printf("wrote %s, %s and %s (each scenario's progress: %s)%n", out.resolve("results.json"),
+                out.resolve("report.md"), out.resolve("report.html"), out.resolve("work").resolve("<scenario>").resolve(PROGRESS_LOG));
         List<String> failed = results.stream().filter(r -> !r.ok()).map(ScenarioResult::name).toList();
         if (!failed.isEmpty()) {
             console.printf("%d scenario%s failed: %s%n", failed.size(), failed.size() == 1 ? "" : "s", String.join(", ", failed));
@@ -124,6 +131,16 @@ public final class LabRunner {
         }
         return 0;
     }
+
+    /**
+     * The time the whole quick lab is designed to take on 2 cores, from the lab's start to its
+     * reports: 4 minutes. The scenarios' own budgets ({@code budget_quick_s}) add up to less, which
+     * leaves room for the runner and the launcher.
+     */
+    public static final int QUICK_LAB_BUDGET_SECONDS = 240;
+
+    /** The file, in each scenario's work folder, that keeps every progress line the scenario printed. */
+    public static final String PROGRESS_LOG = "progress.log";
 
     /**
      * Scenarios that also run on every other JDK the launcher found ({@code weft.lab.other.jdks}):
@@ -141,16 +158,8 @@ public final class LabRunner {
         return java.util.Arrays.stream(v.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
     }
 
-    private void report(List<ScenarioResult> results, ScenarioResult r, Descriptor d, Mode mode) {
-        results.add(r);
-        Integer budget = d.budgetSeconds(mode);
-        console.printf("      %s in %.1f s%s%n%n", r.ok() ? "done" : "FAILED", r.seconds(),
-                budget == null ? "" : String.format(Locale.ROOT, " (budget %d s%s)", budget,
-                        r.seconds() > budget ? ", OVER BUDGET" : ""));
-        console.print(TextReport.scenario(r));
-    }
-
-    private ScenarioResult runIsolated(Descriptor d, Mode mode, Path out, String java, String workName) throws IOException {
+    private ScenarioResult runIsolated(Descriptor d, Mode mode, Path out, String java, String workName, String label,
+                                       Status status) throws IOException {
         Path work = Files.createDirectories(out.resolve("work").resolve(workName));
         Path resultFile = work.resolve("result.json");
         Path stderr = work.resolve("stderr.log");
@@ -160,7 +169,9 @@ public final class LabRunner {
         long start = System.nanoTime();
         Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
         current.set(p);
-        Thread relay = Thread.ofPlatform().name("weft-lab-relay").daemon(true).start(() -> relay(p));
+        Path progressLog = work.resolve(PROGRESS_LOG);
+        Thread relay = Thread.ofPlatform().name("weft-lab-relay").daemon(true)
+                .start(() -> relay(p, start, progressLog, label, status));
         try {
             int timeout = d.timeoutSeconds(mode);
             if (!p.waitFor(timeout, TimeUnit.SECONDS)) {
@@ -185,20 +196,71 @@ public final class LabRunner {
         return exit == 0 || !r.ok() ? r : r.failed("its JVM exited with status " + exit, r.seconds());
     }
 
-    private void relay(Process p) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    /**
+     * Copies the scenario's progress lines into {@code log}, each after the seconds since its JVM
+     * was started (where a scenario's time goes), and on a terminal shows the latest one.
+     */
+    private static void relay(Process p, long start, Path log, String label, Status status) {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+             PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
             for (String line; (line = in.readLine()) != null; ) {
-                console.println("      " + line);
+                file.printf(Locale.ROOT, "%7.1f s  %s%n", seconds(start), line);
+                status.progress(label, line);
             }
         } catch (IOException e) {
-            console.println("      (progress lost: " + e.getMessage() + ")");
+            status.progress(label, "(progress lost: " + e.getMessage() + ")");
+        }
+    }
+
+    /**
+     * The console during a run: one line per scenario run ("[2/7] pinning ... done in 18.2 s
+     * (budget 20 s)"). On a terminal the line shows the scenario's latest progress until it ends,
+     * rewritten in place; elsewhere (a file, a pipe, a test) only the start and the outcome.
+     */
+    static final class Status {
+        private static final String CLEAR_LINE = "\r\u001b[K";
+        private final PrintWriter console;
+        private final boolean live;
+        private int width = 100;
+
+        Status(PrintWriter console, boolean live) {
+            this.console = console;
+            this.live = live;
+            try {
+                width = Math.max(40, Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "100").strip()) - 1);
+            } catch (NumberFormatException e) {
+                // keep 100
+            }
+        }
+
+        synchronized void start(String label) {
+            console.print(label + " ... ");
+            console.flush();
+        }
+
+        synchronized void progress(String label, String line) {
+            if (live) {
+                String text = label + " ... " + line.strip();
+                console.print(CLEAR_LINE + (text.length() > width ? text.substring(0, width - 3) + "..." : text));
+                console.flush();
+            }
+        }
+
+        synchronized void done(String label, String outcome) {
+            console.print((live ? CLEAR_LINE + label + " ... " : "") + outcome + "\n");
+            console.flush();
         }
     }
 
     /** Colour on a terminal, unless NO_COLOR is set (https://no-color.org). */
     private static boolean colour() {
+        return terminal() && System.getenv("NO_COLOR") == null;
+    }
+
+    /** True when the console is a terminal that understands a carriage return and an erase-line. */
+    private static boolean terminal() {
         java.io.Console c = System.console();
-        if (c == null || System.getenv("NO_COLOR") != null || "dumb".equals(System.getenv("TERM"))) {
+        if (c == null || "dumb".equals(System.getenv("TERM"))) {
             return false;
         }
         try { // JDK 22+ returns a console even when output is redirected; isTerminal tells
@@ -206,6 +268,21 @@ public final class LabRunner {
         } catch (ReflectiveOperationException e) {
             return true; // JDK 21: System.console() is null unless on a terminal
         }
+    }
+
+    /** "JDK 21.0.8" for a java executable whose home has a release file, else its path. */
+    static String jdkName(String java) {
+        Path home = Path.of(java).toAbsolutePath().getParent().getParent();
+        try {
+            for (String line : Files.readAllLines(home.resolve("release"))) {
+                if (line.startsWith("JAVA_VERSION=")) {
+                    return "JDK " + line.substring("JAVA_VERSION=".length()).replace("\"", "").strip();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no release file: name it by its path
+        }
+        return java;
     }
 
     private static String tail(Path file) {

@@ -60,6 +60,45 @@ class ReportTest {
     }
 
     @Test
+    void theConsoleSummaryOpensWithTheVerdictThenDetailsThenTimes() {
+        LabResult lab = SampleLab.result();
+        String text = TextReport.consoleSummary(lab, false, 240);
+        List<String> lines = text.lines().toList();
+        assertTrue(lines.getFirst().startsWith("verdict: 2 of 3 goals met, 1 NOT met; 6 of 7 scenarios ran to the end"), text);
+        assertTrue(lines.get(1).matches("scenario +goal +measured +target +verdict"), "the verdict table comes next: " + text);
+        String contextRow = lines.stream().filter(l -> l.startsWith("context ")).findFirst().orElseThrow();
+        assertTrue(contextRow.endsWith("  NOT met") && contextRow.contains("1.107x (median of 3 rounds"), contextRow);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("fanout ") && l.endsWith("  met")), text);
+        assertTrue(text.contains("  http did not run to the end: FAILED"), text);
+        int verdict = text.indexOf("verdict:");
+        int details = text.indexOf("\nfanout: N HTTP GETs");
+        int pinning21 = text.indexOf("\npinning (JDK 21): 1,000 virtual threads");
+        int times = text.indexOf("\ntime: ");
+        assertTrue(verdict == 0 && verdict < details && details < pinning21 && pinning21 < times, text);
+        assertTrue(text.contains("\ncontext: Context for N virtual-thread tasks (goals NOT all met)\n"), text);
+        assertTrue(text.contains("time: fanout 31.2 s of 40 s; pinning (JDK 25) 20.5 s of 30 s; pinning (JDK 21) 21.5 s of 30 s;"), text);
+        assertTrue(text.contains(" http 120.0 s of 60 s OVER BUDGET\n"), text);
+        assertTrue(text.endsWith("total: 3 min 34 s, within the quick lab's budget of 4 min\n"), text);
+        assertFalse(text.contains("\u001b"), "no colour unless asked");
+
+        String coloured = TextReport.consoleSummary(lab, true, null);
+        assertTrue(coloured.contains("  \u001b[1;31mNOT met\u001b[0m"), "NOT met in red, and in words");
+        assertTrue(coloured.endsWith("total: 3 min 34 s\n"), "no budget for a subset: " + coloured);
+        LabResult slow = new LabResult(lab.formatVersion(), lab.jdk(), lab.cores(), lab.mode(), lab.started(), 250.4, null,
+                lab.scenarios());
+        assertTrue(TextReport.times(slow, 240).endsWith("total: 4 min 10 s, OVER the quick lab's budget of 4 min\n"));
+    }
+
+    @Test
+    void aScenariosProgressLineEndsWithItsOutcome() {
+        LabResult lab = SampleLab.result();
+        assertEquals("done in 31.2 s (budget 40 s)", TextReport.progressLine(lab.scenarios().get(0)));
+        assertEquals("done in 42.0 s (budget 45 s); goals NOT all met", TextReport.progressLine(lab.scenarios().get(3)));
+        assertEquals("FAILED in 120.0 s (budget 60 s, OVER BUDGET): timed out after 120 s",
+                TextReport.progressLine(lab.scenarios().get(6)));
+    }
+
+    @Test
     void markdownHasOneSectionAndTablePerScenario() {
         String md = MarkdownReport.render(new LabResult("25", 2, "quick", "now", List.of(PINNING)));
         assertTrue(md.contains("## pinning: locks & <I/O>"));

@@ -65,7 +65,28 @@ class LabRunnerTest {
         assertEquals(0.5, v.ratio());
         assertEquals(20.0, v.published());
         assertEquals(1, v.extra().get("k"));
-        assertTrue(console.contains("      measuring"), "progress is relayed: " + console);
+    }
+
+    @Test
+    void theConsoleShowsOneLinePerScenarioThenTheVerdictThenTheDetails() throws Exception {
+        List<String> lines = console.lines().toList();
+        assertTrue(lines.getFirst().startsWith("weft lab: smoke mode, "), console);
+        assertEquals(List.of("[1/5] ok ... done", "[2/5] throws ... FAILED", "[3/5] exits ... FAILED",
+                        "[4/5] hangs ... FAILED", "[5/5] leaves-helper ... done"),
+                lines.subList(1, 6).stream().map(l -> l.replaceAll(" in [0-9.]+ s.*", "")).toList(), console);
+        assertTrue(lines.get(2).endsWith(": java.lang.IllegalStateException: the scenario broke on purpose"), lines.get(2));
+        assertFalse(console.contains("measuring"), "progress lines stay off a console that is not a terminal");
+        String kept = Files.readString(out.resolve("work/ok/" + LabRunner.PROGRESS_LOG));
+        assertTrue(kept.matches(" *[0-9]+\\.[0-9] s  measuring\n"), "they are kept, with the seconds since the JVM's start: " + kept);
+        int verdict = console.indexOf("\nverdict: 0 of 1 goal met, 1 not judged (smoke run); 2 of 5 scenarios ran to the end\n");
+        int goalRow = console.indexOf("\nok        a made-up goal");
+        int details = console.indexOf("\nok: test scenario ok\n");
+        int times = console.indexOf("\ntime: ok ");
+        int total = console.indexOf("\ntotal: ");
+        int wrote = console.indexOf("\nwrote ");
+        assertTrue(verdict > 0 && verdict < goalRow && goalRow < details && details < times && times < total && total < wrote,
+                console);
+        assertFalse(console.contains("quick lab's budget"), "a smoke run has no total budget: " + console);
     }
 
     @Test

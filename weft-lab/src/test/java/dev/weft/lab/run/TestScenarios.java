@@ -20,6 +20,7 @@ public final class TestScenarios {
             ctx.limitNote("a made-up limit of 10 things/s");
             ctx.note("a note");
             ctx.variant("only").unit("things/s").value(5).limit(10.0).published(20.0).extra("k", 1).add();
+            ctx.goal("a made-up goal").measured(0.5).atMost(1.0).add();
         }
     }
 
