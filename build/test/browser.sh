@@ -14,13 +14,9 @@ set +e
 maven -pl weft-test-browser,weft-lab,weft-ring surefire:test -Dgroups=browser -Dweft.test.excludedGroups=none
 status=$?
 set -e
-failed=0
-for m in weft-test-browser weft-lab weft-ring; do
-  read -r p f < <(count_tests "$marker" "$ROOT/$m")
-  if [ $((p + f)) -gt 0 ]; then test_report "$m (browser), JDK $JDK_MAJOR" "$p" "$f"; fi
-  failed=$((failed + f))
-done
+browser_label() { echo "$1 (browser), JDK $JDK_MAJOR"; }
+report_modules "$marker" browser_label weft-test-browser weft-lab weft-ring
 rm -f "$marker"
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+if [ "$status" -ne 0 ] && [ "$MODULES_FAILED" -eq 0 ]; then
   test_fail "browser, JDK $JDK_MAJOR" "Maven failed before the browser tests reported (see above)"
 fi

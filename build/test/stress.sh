@@ -10,10 +10,8 @@ maven -q install -DskipTests \
        -Dweft.test.excludedGroups= -Dweft.stress.seconds="$seconds"
 status=$?
 set -e
-for m in $(modules); do
-  read -r p f < <(count_tests "$marker" "$ROOT/$m")
-  if [ $((p + f)) -gt 0 ]; then test_report "$m stress (${seconds} s per test), JDK $JDK_MAJOR" "$p" "$f"; fi
-done
+stress_label() { echo "$1 stress (${seconds} s per test), JDK $JDK_MAJOR"; }
+report_modules "$marker" stress_label $(modules)
 rm -f "$marker"
 if [ "$status" -ne 0 ]; then
   test_fail "stress, JDK $JDK_MAJOR" "Maven reported a failure (exit $status; see its output above)"

@@ -15,12 +15,13 @@ maven -fae install -Dweft.test.java="$test_java"
 status=$?
 set -e
 [ "$status" -ne 0 ] || mark_built "$marker"
-for m in $(modules); do
-  read -r p f < <(count_tests "$marker" "$ROOT/$m")
-  label="$m, JDK $test_major"
-  [ ! -d "$ROOT/$m/src/test/clojure" ] || label="$label, Clojure ${clojure%.*}"
-  if [ $((p + f)) -gt 0 ]; then test_report "$label" "$p" "$f"; fi
-done
+# "weft-clj, JDK 25, Clojure 1.12": a module with Clojure tests names the Clojure they ran on
+unit_label() {
+  local label="$1, JDK $test_major"
+  [ ! -d "$ROOT/$1/src/test/clojure" ] || label="$label, Clojure ${clojure%.*}"
+  echo "$label"
+}
+report_modules "$marker" unit_label $(modules)
 rm -f "$marker"
 if [ "$status" -ne 0 ]; then
   test_fail "build, JDK $JDK_MAJOR" "Maven reported a failure: modules that depend on a failed one did not run their tests (see the Reactor Summary above)"
