@@ -338,9 +338,9 @@
       ;; is measured: each variant runs once, against short waits, before the measured rounds.
       (when-not (= mode :smoke)
         (let [warm-n (min (peek sizes) 2000)]
-          (lab/progress! ctx (format "warming up: every variant once at N=%,d against 50 ms waits" warm-n))
+          (lab/progress! ctx (format "warming up: every variant once at N=%,d against 10 ms waits" warm-n))
           (doseq [[_ f] variants]
-            (measure f warm-n 50 port stats-client))))
+            (measure f warm-n 10 port stats-client))))
       (doseq [n sizes]
         (let [figures (run-size ctx n wait-ms rounds port stats-client)]
           (report-size! ctx n wait-ms figures (if (and (= mode :full) (= n 10000)) "@10000" ""))))

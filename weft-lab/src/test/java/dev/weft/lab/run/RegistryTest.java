@@ -35,6 +35,20 @@ class RegistryTest {
     }
 
     @Test
+    void theQuickLabsBudgetsFitItsFourMinutes() {
+        int total = 0;
+        for (Descriptor d : Registry.load().all()) {
+            Integer budget = d.budgetSeconds(Mode.QUICK);
+            assertTrue(budget != null && budget > 0, d.name() + " gives its quick budget (budget_quick_s)");
+            // pinning runs once more on every other JDK found: count it twice (JDK 25 and 21, as on CI)
+            total += LabRunner.OTHER_JDK_SCENARIOS.contains(d.name()) ? 2 * budget : budget;
+        }
+        assertTrue(total <= LabRunner.QUICK_LAB_BUDGET_SECONDS - 15,
+                "the quick budgets add up to " + total + " s: the quick lab must fit " + LabRunner.QUICK_LAB_BUDGET_SECONDS
+                        + " s with the launcher's and the runner's own time (about 15 s on 2 cores)");
+    }
+
+    @Test
     void readsDescriptorsFromJarsAsFromFolders() throws IOException {
         Path jar = tmp.resolve("scenarios.jar");
         try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar))) {

@@ -52,9 +52,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * 3 s, 5 measured iterations of 5 s; an iteration runs whole operations until its time is up, at
  * least one) after overhead blocks of 10 operations. Quick mode measures {@code no-lock} with 1.5 s
  * of warm-up (the monitor on: JFR's first recording warms up too) and blocks of 6 (its figure is
- * the monitored blocks'), and a single operation for the
- * others: their time is 99% sleep, so warm-up changes nothing and one operation already takes
- * 5-10 s. Smoke mode runs 20 threads, one operation per block.
+ * the monitored blocks'), and a single operation of {@value #QUICK_BOUND_THREADS} threads for the
+ * others, and for carrier tuning: their time is 99% sleep, so warm-up changes nothing, and their
+ * throughput is bound by the lock or the carriers, not by the number of threads; 1,000 threads
+ * would take 5-10 s each (quick mode's budget is 20 s per JDK). Smoke mode runs 20 threads, one
+ * operation per block.
  */
 public final class PinningScenario implements Scenario {
 
@@ -81,6 +83,13 @@ public final class PinningScenario implements Scenario {
             this.published = published;
         }
     }
+
+    /**
+     * Threads per operation in quick mode for the variants bound by a lock or by the carriers
+     * (reentrant-lock, synchronized, class-init and carrier tuning): their limit does not depend on
+     * the number of threads, and 200 tasks take 2 s at a lock's 100 tasks/s where 1,000 take 10 s.
+     */
+    static final int QUICK_BOUND_THREADS = 200;
 
     /** How many operations to time, JMH style. */
     record Plan(int threads, int warmupIterations, Duration warmupTime, int iterations, Duration iterationTime,
@@ -110,6 +119,12 @@ public final class PinningScenario implements Scenario {
                         + " -> concurrency 1 -> %,.0f tasks/s; pinned carriers (class-init) -> concurrency = %d carriers -> %,.0f tasks/s",
                 IO_MILLIS, threads, threads / io, 1 / io, parallelism, parallelism / io));
 
+        if (ctx.mode() == Mode.QUICK) {
+            ctx.note(String.format(Locale.ROOT, "Quick sizes: no-lock runs %,d threads per operation; reentrant-lock,"
+                    + " synchronized, class-init and the carrier-tuning runs %,d, since a lock or the carriers bound their"
+                    + " throughput whatever the number of threads (1,000 would take 10 s per locked variant). --full runs"
+                    + " 1,000 for every variant with the article's JMH settings.", threads, QUICK_BOUND_THREADS));
+        }
         PinLog pins = new PinLog();
         Overhead overhead = overhead(ctx, threads, classInitBytes, pins);
         Map<Kind, Measured> measured = new EnumMap<>(Kind.class);
@@ -119,7 +134,7 @@ public final class PinningScenario implements Scenario {
                 Plan plan = plan(ctx.mode(), kind, threads);
                 Measured m = kind == Kind.NO_LOCK && !plan.timeBased
                         ? overhead.monitored()
-                        : measure(ctx, kind, plan, () -> operation(kind, threads, classInitBytes));
+                        : measure(ctx, kind, plan, () -> operation(kind, plan.threads(), classInitBytes));
                 measured.put(kind, m);
                 ctx.progress(String.format(Locale.ROOT, "%s: median %,.0f tasks/s over %d iteration%s (limit %,.0f)",
                         kind.variant, Stats.median(m.throughputs()), m.throughputs().length,
@@ -129,7 +144,8 @@ public final class PinningScenario implements Scenario {
             monitored = overhead.monitor().stop(); // after this every pin has reached the log
         }
         List<Double> latencies = assertionLatencies(ctx);
-        List<Tuned> tuned = carrierTuning(ctx, threads);
+        int tunedThreads = plan(ctx.mode(), Kind.CLASS_INIT, threads).threads();
+        List<Tuned> tuned = carrierTuning(ctx, tunedThreads);
 
         for (Kind kind : Kind.values()) {
             Measured m = measured.get(kind);
@@ -138,7 +154,7 @@ public final class PinningScenario implements Scenario {
             ScenarioContext.VariantBuilder v = ctx.variant(kind.variant).unit("tasks/s").value(median)
                     .limit(limit(kind, threads, parallelism)).published(kind.published)
                     .extra("iterations", Arrays.stream(m.throughputs()).boxed().toList())
-                    .extra("threads", threads)
+                    .extra("threads", plan(ctx.mode(), kind, threads).threads())
                     .extra("io_ms", IO_MILLIS)
                     .extra("effective_concurrency", median * io)
                     .extra("pins", pinned)
@@ -162,13 +178,13 @@ public final class PinningScenario implements Scenario {
         for (Tuned t : tuned) {
             ctx.variant("class-init@" + t.carriers() + "-carriers").unit("tasks/s").value(t.throughput())
                     .limit(t.carriers() * 1000.0 / IO_MILLIS)
-                    .extra("threads", threads)
+                    .extra("threads", tunedThreads)
                     .extra("io_ms", IO_MILLIS)
                     .extra("carriers", t.carriers())
                     .extra("jvm_args", List.of("-Djdk.virtualThreadScheduler.parallelism=" + t.carriers()))
                     .extra("effective_concurrency", t.throughput() * IO_MILLIS / 1000.0)
                     .extra("pins", t.pins())
-                    .extra("pins_per_task", t.pins() / (double) threads)
+                    .extra("pins_per_task", t.pins() / (double) tunedThreads)
                     .extra("submit_failures", t.submitFailures())
                     .extra("bystander_p50_ms", t.bystanderP50())
                     .extra("bystander_p99_ms", t.bystanderP99())
@@ -464,7 +480,7 @@ public final class PinningScenario implements Scenario {
             case SMOKE -> new Plan(threads, 0, Duration.ZERO, 1, Duration.ZERO, false);
             case QUICK -> kind == Kind.NO_LOCK
                     ? new Plan(threads, 2, Duration.ZERO, 5, Duration.ZERO, false)
-                    : new Plan(threads, 0, Duration.ZERO, 1, Duration.ZERO, false);
+                    : new Plan(Math.min(threads, QUICK_BOUND_THREADS), 0, Duration.ZERO, 1, Duration.ZERO, false);
             case FULL -> new Plan(threads, 3, Duration.ofSeconds(3), 5, Duration.ofSeconds(5), true);
         };
     }

@@ -71,7 +71,8 @@ class CoroutinesScenario : Scenario {
         val iterations = ctx.size(1, 3, 3)
         val ioParallelism = System.getProperty(IO_PARALLELISM_PROPERTY_NAME)?.toInt()
             ?: maxOf(64, Runtime.getRuntime().availableProcessors())
-        val ioSubset = ioParallelism * ctx.size(1, 3, 10)
+        // Waves of ioParallelism sleeps of 1 s each: 2 in quick mode are enough to scale per wave.
+        val ioSubset = ioParallelism * ctx.size(1, 2, 10)
 
         ctx.limitNote(String.format(Locale.ROOT, "Little's law: %,d sleeps of 1 s on virtual threads end in 1 s plus the"
             + " cost of creating %,d threads (measured here); Dispatchers.IO's %d threads need ceil(N / %d) = %,d s",
@@ -108,10 +109,15 @@ class CoroutinesScenario : Scenario {
                 .also { it.run(last = true) }
         }
 
-        val memorySize = ctx.size(200, 100_000, 100_000)
+        // 20,000 sleeping tasks hold tens of MB, well above the heap reading's noise, in a third of
+        // the time 100,000 take (the quick lab's budget for this scenario is 30 s).
+        val memorySize = ctx.size(200, 20_000, 100_000)
+        // Long enough for every task to be asleep when the heap is read (a reading taken after one
+        // woke is taken again with twice the sleep); its length does not change the bytes held.
+        val memorySleepMillis = ctx.size(1_000, 500, 1_000).toLong()
         for (v in variants) {
             ctx.progress("${v.name}: live heap per sleeping task, at ${"%,d".format(memorySize)} tasks")
-            v.bytesPerTask = liveBytesPerTask(memorySize) { work -> v.body(memorySize, work) }
+            v.bytesPerTask = liveBytesPerTask(memorySize, memorySleepMillis) { work -> v.body(memorySize, work) }
         }
 
         ctx.progress("threads per 1,000 resumes (JFR jdk.VirtualThreadStart)")
@@ -279,11 +285,11 @@ class CoroutinesScenario : Scenario {
      * lazily (the registry of the one-liner's million executors is purged when the next executor
      * registers), and that must not count against the tasks measured. If a task woke before the
      * reading (a slow machine), the reading mixes asleep and finished tasks: it is taken again with
-     * a sleep twice as long.
+     * a sleep twice as long, starting from [firstSleepMillis].
      */
-    private fun liveBytesPerTask(count: Int, run: (work: () -> Unit) -> Unit): Double {
+    private fun liveBytesPerTask(count: Int, firstSleepMillis: Long, run: (work: () -> Unit) -> Unit): Double {
         val memory = ManagementFactory.getMemoryMXBean()
-        var sleepMillis = 1000L
+        var sleepMillis = firstSleepMillis
         repeat(4) {
             val asleep = CountDownLatch(count)
             val woke = AtomicInteger()
