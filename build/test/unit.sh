@@ -8,7 +8,7 @@ if [ -n "$WEFT_TEST_JDK" ]; then
   home=$(resolve_runtime "$WEFT_TEST_JDK" fetch) || { test_fail "unit, JDK $WEFT_TEST_JDK" "no such runtime (see above)"; exit 1; }
   test_java="$home/bin/java" test_major=$(runtime_major "$home")
 fi
-clojure=$(sed -n 's:.*<clojure.version>\(.*\)</clojure.version>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
+clojure=$(sed -n 's:^-Dclojure.version=\(.*\)$:\1:p' "$ROOT/.mvn/maven.config" | head -n 1)   # the build's Clojure
 marker=$(new_marker)
 set +e
 maven -fae install -Dweft.test.java="$test_java"

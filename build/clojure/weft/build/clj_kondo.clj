@@ -8,8 +8,8 @@
   (:require [clojure.edn :as edn]
             [clojure.java.io :as io]
             [clojure.string :as str]
-            [clojure.test :refer [is testing]])
-  (:import (java.io File PushbackReader)))
+            [clojure.test :refer [is testing]]
+            [weft.build.module :as module]))
 
 (set! *warn-on-reflection* true)
 
@@ -17,20 +17,6 @@
   "Where clj-kondo reads `artifact`'s configuration from its jar (and from target/classes)."
   [artifact]
   (str "clj-kondo.exports/dev.weft/" artifact))
-
-(defn public-namespaces
-  "The module's public namespaces: those under its source folders (the test runner's
-  weft.test.src) not marked ^:no-doc, as the API dump counts them (build/api/clj_api.clj)."
-  []
-  (let [roots (->> (str/split (or (System/getProperty "weft.test.src") "") (re-pattern File/pathSeparator))
-                   (remove str/blank?) (map io/file))
-        nss (for [^File root roots
-                  ^File f (file-seq root)
-                  :when (and (.isFile f) (str/ends-with? (.getName f) ".clj"))]
-              (-> (str (.relativize (.toPath root) (.toPath f)))
-                  (str/replace #"\.clj$" "") (str/replace File/separator ".") (str/replace "_" "-") symbol))]
-    (doseq [n nss] (require n))
-    (sort (remove #(:no-doc (meta (find-ns %))) nss))))
 
 (defn public-macros
   "The public macros of `nss`, as qualified symbols."
@@ -88,7 +74,7 @@
   every hook exists. Returns the configuration."
   [artifact no-config]
   (let [config (read-config artifact)
-        macros (public-macros (public-namespaces))
+        macros (public-macros (module/public-namespaces))
         lint-as (:lint-as config)
         hooks (merge (get-in config [:hooks :macroexpand]) (get-in config [:hooks :analyze-call]))
         configured (into (set (keys lint-as)) (keys hooks))]

@@ -54,7 +54,8 @@
 
   Options are trailing maps (`process-call`, `pipeline`, `leak-report`, `measure-threads`);
   each function's docstring lists its own. The table of every weft option is doc/options.md."
-  (:require [clojure.core.async :as a]
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [clojure.core.async :as a]
             [weft.async.impl.ops :as ops]
             [weft.async.impl.pipeline :as pipeline]
             [weft.async.impl.registry :as registry]

@@ -31,7 +31,8 @@
   with the same semantics. The Java API is dev.weft.context.Context and ContextKey: one
   concept, one name, in Java, Clojure and Kotlin."
   (:refer-clojure :exclude [key bound?])
-  (:require [weft.impl.options :as options])
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [weft.impl.options :as options])
   (:import (dev.weft.context Context Context$Bindings Context$CallableOp Context$Snapshot ContextKey)
            (java.util.concurrent Callable CompletionService Executor ExecutorService)))
 

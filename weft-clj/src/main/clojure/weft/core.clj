@@ -19,7 +19,8 @@
 
   For structured concurrency (forks that end before their scope, `pmap`, `race`) see
   `weft.scope`; for context keys, `weft.context`."
-  (:require [weft.impl :as impl]
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [weft.impl :as impl]
             [weft.impl.options :as options])
   (:import (dev.weft.context Context Context$CallableOp Context$Snapshot)
            (dev.weft.thread SchedulerSnapshot ThreadPolicy WeftThreads)

@@ -31,7 +31,8 @@
   :other-pins :submit-failures :submit-failure-messages :scheduler`; each site is
   `{:reason :blocking-operation :count :total-ms :max-ms :first-seen :last-seen :frames}`
   with frames `{:class :method :line}`, innermost first."
-  (:require [clojure.string :as str]
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [clojure.string :as str]
             [clojure.test :as t]
             [weft.impl :as impl]
             [weft.impl.options :as options])

@@ -16,7 +16,8 @@
   pool, its size and the wait; a borrow from a closed pool throws PoolClosedException.
 
   For JDBC, dev.weft.jdbc.WeftDataSource (weft-jdbc) is a javax.sql.DataSource over the same pool."
-  (:require [weft.impl :as impl]
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [weft.impl :as impl]
             [weft.impl.options :as options])
   (:import (dev.weft.pool LeakReport Lease Pool Pool$Builder PoolStats ResourceFactory)
            (java.time Duration)

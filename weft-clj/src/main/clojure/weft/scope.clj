@@ -27,7 +27,8 @@
 
   The Java API is dev.weft.scope.Scope and Subtask."
   (:refer-clojure :exclude [pmap pcalls])
-  (:require [clojure.string :as str]
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [clojure.string :as str]
             [weft.impl :as impl]
             [weft.impl.options :as options])
   (:import (dev.weft.limit Limiter)

@@ -38,7 +38,8 @@
   the client stops sending it (the handler's read throws; whatever it does then, the
   request is answered with that status and Connection: close). Clients idle longer than `:idle-timeout` are closed; slow
   or stuck clients hold a connection, never a thread, so they do not stall the others."
-  (:require [weft.impl :as impl]
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [weft.impl :as impl]
             [weft.impl.options :as options]
             [weft.ring.impl.websocket :as websocket]
             [weft.ring.protocols :as protocols])

@@ -13,7 +13,8 @@
 
   This namespace is in weft-slf4j, not weft-clj, so that weft-clj never depends on SLF4J.
   The Java side is dev.weft.slf4j.WeftMdc."
-  (:require [weft.context :as ctx])
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [weft.context :as ctx])
   (:import (dev.weft.context ContextCarrier$Registration ContextKey)
            (dev.weft.slf4j WeftMdc)
            (java.util LinkedHashMap Map)))

@@ -20,6 +20,7 @@
         java.nio.file.Path
         (write-body-to-stream [path _response out]
           (java.nio.file.Files/copy path ^java.io.OutputStream out)))"
+  (:require [weft.impl.clojure-version])   ; first: on a Clojure older than weft supports, this fails naming the fix
   (:import (clojure.lang ISeq)
            (dev.weft.ring RingResponse)
            (java.io File InputStream OutputStream)

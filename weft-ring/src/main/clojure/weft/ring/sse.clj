@@ -22,7 +22,8 @@
   A heartbeat is a comment line and, 0.1 s later, its end of line: on a connection the
   client closed, the first write provokes the reset that the second one sees, so a client
   that went away is noticed within one heartbeat period (and 0.1 s)."
-  (:require [clojure.string :as str]
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [clojure.string :as str]
             [weft.impl.options :as options]
             [weft.ring.impl.sse :as impl]))
 

@@ -30,7 +30,8 @@
   message closes the socket with 1009) and `:websocket-idle-timeout`. `(weft.ring/stats
   server)` counts open sockets as `:websockets`; `stop-server` closes them with 1001."
   (:refer-clojure :exclude [send])
-  (:require [clojure.string :as str])
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [clojure.string :as str])
   (:import (dev.weft.ring RingWebSocket)))
 
 (set! *warn-on-reflection* true)
