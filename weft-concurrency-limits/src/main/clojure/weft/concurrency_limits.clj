@@ -17,7 +17,8 @@
   The defaults are Netflix's, except `:min-limit`, 1 here (Netflix's builders: 20), so that
   a downstream that bears fewer than 20 calls at once is protected too. The Java side is
   dev.weft.concurrencylimits.NetflixLimit (wrap any Netflix Limit with `NetflixLimit/of`)."
-  (:require [weft.impl.options :as options])
+  (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [weft.impl.options :as options])
   (:import (com.netflix.concurrency.limits.limit AIMDLimit Gradient2Limit VegasLimit)
            (dev.weft.concurrencylimits NetflixLimit)
            (java.time Duration)
