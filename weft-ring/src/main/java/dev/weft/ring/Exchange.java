@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * (Jetty's callback completed) and {@link #HANDLER_DONE} (the handler returned, or an asynchronous
  * handler responded, raised or timed out) are set, whichever comes last.
  */
-final class Exchange implements Runnable, Callback {
+final class Exchange implements Runnable, Callback, java.util.function.Predicate<TimeoutException> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
 
@@ -87,7 +87,13 @@ final class Exchange implements Runnable, Callback {
         // slow handler is not an idle client): with no read or write pending, Jetty asks this
         // listener, and the timeout is ignored until the exchange has finished. Pending reads
         // and writes still time out: those are the client's.
-        request.addIdleTimeoutListener(t -> ((int) STATE.getVolatile(this) & FINISHED) == FINISHED);
+        request.addIdleTimeoutListener(this); // test(): no listener object of its own per request
+    }
+
+    /** Jetty's idle-timeout listener: lets the timeout through only once the exchange has finished. */
+    @Override
+    public boolean test(TimeoutException timeout) {
+        return ((int) STATE.getVolatile(this) & FINISHED) == FINISHED;
     }
 
     /** The connection's endpoint, whose idle timeout a drain raises. */
@@ -543,7 +549,8 @@ final class Exchange implements Runnable, Callback {
      */
     private static boolean hasBody(Request request) {
         long length = request.getLength();
-        return length > 0 || (length < 0 && request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING));
+        // get(HttpHeader) is a scan of a parsed request's field array; contains() would make an iterator.
+        return length > 0 || (length < 0 && request.getHeaders().get(HttpHeader.TRANSFER_ENCODING) != null);
     }
 
     /**

@@ -51,6 +51,12 @@ final class RequestMap {
     private static final Keyword OPTIONS = Keyword.intern("options");
     private static final Keyword PATCH = Keyword.intern("patch");
 
+    /**
+     * The class of the fields Jetty parses a request's head into (package-private in Jetty): an
+     * array whose {@code getField(int)} is an index, where the interface's default walks an iterator.
+     */
+    private static final Class<?> PARSED_FIELDS = HttpFields.build().add("a", "b").asImmutable().getClass();
+
     /** Above this many header fields, duplicates are found with a hash map instead of a scan. */
     private static final int SCAN_LIMIT = 16;
 
@@ -105,26 +111,39 @@ final class RequestMap {
             return manyHeaders(fields);
         }
         // Few fields (the usual case): a flat array, duplicates found by a scan, an array map.
+        // A request's fields as Jetty parsed them are an array: read by index, no iterator.
         Object[] kvs = new Object[2 * n];
         int len = 0;
-        for (HttpField field : fields) {
-            String name = field.getLowerCaseName();
-            String value = value(field);
-            int i = 0;
-            while (i < len && !name.equals(kvs[i])) {
-                i += 2;
+        if (fields.getClass() == PARSED_FIELDS) {
+            for (int f = 0; f < n; f++) {
+                len = put(kvs, len, fields.getField(f));
             }
-            if (i < len) {
-                kvs[i + 1] = join(name, (String) kvs[i + 1], value);
-            } else {
-                kvs[len++] = name;
-                kvs[len++] = value;
+        } else {
+            for (HttpField field : fields) {
+                len = put(kvs, len, field);
             }
         }
         if (len < kvs.length) {
             kvs = java.util.Arrays.copyOf(kvs, len);
         }
         return new PersistentArrayMap(kvs);
+    }
+
+    /** Adds {@code field} to the first {@code len} slots of {@code kvs}, joining a repeated name; returns the new length. */
+    private static int put(Object[] kvs, int len, HttpField field) {
+        String name = field.getLowerCaseName();
+        String value = value(field);
+        int i = 0;
+        while (i < len && !name.equals(kvs[i])) {
+            i += 2;
+        }
+        if (i < len) {
+            kvs[i + 1] = join(name, (String) kvs[i + 1], value);
+            return len;
+        }
+        kvs[len] = name;
+        kvs[len + 1] = value;
+        return len + 2;
     }
 
     private static IPersistentMap manyHeaders(HttpFields fields) {

@@ -1,5 +1,7 @@
 package dev.weft.ring;
 
+import clojure.lang.AFn;
+import clojure.lang.IKVReduce;
 import clojure.lang.ILookup;
 import clojure.lang.Keyword;
 import clojure.lang.RT;
@@ -50,12 +52,25 @@ public final class RingResponse {
                         + "; it must be a map of header names to values, e.g. {\"content-type\" \"text/plain\"}");
             }
             HttpFields.Mutable fields = response.getHeaders();
-            for (Map.Entry<?, ?> e : map.entrySet()) {
-                addHeader(fields, e.getKey(), e.getValue());
+            if (headers instanceof IKVReduce kv) {
+                kv.kvreduce(ADD_HEADER, fields); // a Clojure map's entries without an iterator or entry objects
+            } else {
+                for (Map.Entry<?, ?> e : map.entrySet()) {
+                    addHeader(fields, e.getKey(), e.getValue());
+                }
             }
         }
         return get(lookup, ring, BODY);
     }
+
+    /** Adds one Ring header (name, value) to the HttpFields.Mutable it is reduced over. */
+    private static final AFn ADD_HEADER = new AFn() {
+        @Override
+        public Object invoke(Object fields, Object name, Object value) {
+            addHeader((HttpFields.Mutable) fields, name, value);
+            return fields;
+        }
+    };
 
     /** The {@code :ring.websocket/listener} of a response map, or null (for anything else too). */
     static Object webSocketListener(Object ring) {
