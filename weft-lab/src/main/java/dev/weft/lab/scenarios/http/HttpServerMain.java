@@ -16,7 +16,9 @@ import org.eclipse.jetty.server.Server;
 /**
  * A server JVM of the {@code http} scenario: {@code HttpServerMain <kind> <port-file>}, kind
  * {@code jetty-50-threads}, {@code jetty-4-threads}, {@code jetty-virtual} or {@code weft-ring}. It listens on a free port of
- * 127.0.0.1, writes the port to the port file (atomically), and samples its scheduler. Each line
+ * 127.0.0.1, writes the port to the port file (atomically), and samples its scheduler. {@code weft-ring}
+ * starts two servers: its defaults (HTTP/1.1, and WebSockets on {@code /ws}) and one with HTTP/2 on
+ * (h2c), and writes both ports, {@code <port> <h2c-port>}. Each line
  * {@code report <file>} on standard input writes what the scheduler did since the last report (or
  * the start) to that file and starts a new sample; {@code reset} only starts a new one. It exits at
  * the end of its input; the lab also ends it by PID.
@@ -30,20 +32,21 @@ public final class HttpServerMain {
         if (args.length != 2) {
             throw new IllegalArgumentException("usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|weft-ring> <port-file>");
         }
-        int port = switch (args[0]) {
+        String port = switch (args[0]) {
             case "jetty-50-threads" -> port(PlainJetty.start(50));
             case "jetty-4-threads" -> port(PlainJetty.start(HttpScenario.SMALL_POOL_THREADS));
             case "jetty-virtual" -> port(PlainJetty.start(0));
             case "weft-ring" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
-                yield ((Number) Clojure.var("weft.lab.http", "start!").invoke()).intValue();
+                yield Clojure.var("weft.lab.http", "start!").invoke() + " "
+                        + Clojure.var("weft.lab.http", "start-h2c!").invoke();
             }
             default -> throw new IllegalArgumentException("unknown server kind " + args[0]
                     + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual or weft-ring");
         };
         Path portFile = Path.of(args[1]);
         Path tmp = portFile.resolveSibling(portFile.getFileName() + ".tmp");
-        Files.writeString(tmp, Integer.toString(port));
+        Files.writeString(tmp, port);
         Files.move(tmp, portFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         System.out.println(args[0] + " listening on 127.0.0.1:" + port);
 
@@ -69,7 +72,7 @@ public final class HttpServerMain {
         System.exit(0);
     }
 
-    private static int port(Server server) {
-        return ((NetworkConnector) server.getConnectors()[0]).getLocalPort();
+    private static String port(Server server) {
+        return Integer.toString(((NetworkConnector) server.getConnectors()[0]).getLocalPort());
     }
 }

@@ -100,11 +100,13 @@ final class LoadGenerator {
         return result(workers, (end - start) / 1e9, seconds(serverCpu0, serverCpu1), seconds(clientCpu0, clientCpu1));
     }
 
-    private static Optional<Duration> cpu(long pid) {
+    /** The CPU time of process {@code pid} so far, if the OS tells. */
+    static Optional<Duration> cpu(long pid) {
         return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration());
     }
 
-    private static Double seconds(Optional<Duration> before, Optional<Duration> after) {
+    /** Seconds between two CPU readings, or null when either is missing. */
+    static Double seconds(Optional<Duration> before, Optional<Duration> after) {
         if (before.isEmpty() || after.isEmpty()) {
             return null;
         }
@@ -136,7 +138,8 @@ final class LoadGenerator {
                 connectErrors, readErrors, writeErrors, timeouts, non2xx, serverCpu, clientCpu);
     }
 
-    private static Double percentileMs(long[] sorted, double p) {
+    /** The {@code p} quantile of sorted nanosecond latencies, in milliseconds, or null when there are none. */
+    static Double percentileMs(long[] sorted, double p) {
         if (sorted.length == 0) {
             return null;
         }

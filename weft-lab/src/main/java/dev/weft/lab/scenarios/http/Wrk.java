@@ -1,16 +1,11 @@
 package dev.weft.lab.scenarios.http;
 
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -28,19 +23,9 @@ final class Wrk {
         this.executable = executable;
     }
 
-    /** wrk from the PATH, if it is there and runs. */
+    /** wrk from the PATH, if it is there. */
     static Optional<Wrk> find() {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return Optional.empty();
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            Path candidate = Path.of(dir, "wrk");
-            if (Files.isExecutable(candidate)) {
-                return Optional.of(new Wrk(candidate));
-            }
-        }
-        return Optional.empty();
+        return Tools.onPath("wrk").map(Wrk::new);
     }
 
     /** The executable's path, for the report. */
@@ -69,20 +54,7 @@ final class Wrk {
         List<String> command = new ArrayList<>(List.of(executable.toString(),
                 "-t" + Math.min(threads, connections), "-c" + connections, "-d" + seconds + "s",
                 "--timeout", "2s", "--latency", url));
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try {
-            byte[] out = p.getInputStream().readAllBytes();
-            if (!p.waitFor(seconds + 30L, TimeUnit.SECONDS)) {
-                throw new IOException("wrk did not end 30 s after its " + seconds + " s run");
-            }
-            String text = new String(out, StandardCharsets.UTF_8);
-            if (p.exitValue() != 0) {
-                throw new IOException("wrk exited with status " + p.exitValue() + ": " + text.strip());
-            }
-            return text;
-        } finally {
-            p.destroyForcibly();
-        }
+        return Tools.run(command, seconds + 30L);
     }
 
     private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in ([\\d.]+)(us|ms|s|m)");
@@ -133,13 +105,6 @@ final class Wrk {
     }
 
     private static double toMs(String value, String unit) {
-        double v = Double.parseDouble(value);
-        return switch (unit.toLowerCase(Locale.ROOT)) {
-            case "us" -> v / 1000;
-            case "ms" -> v;
-            case "s" -> v * 1000;
-            case "m" -> v * 60_000;
-            default -> throw new IllegalArgumentException("unknown wrk time unit " + unit);
-        };
+        return Tools.millis(value, unit);
     }
 }
