@@ -79,7 +79,11 @@ final class ConnectionHandle implements InvocationHandler {
             }
             case "unwrap" -> {
                 Class<?> iface = (Class<?>) args[0];
-                return iface.isInstance(self) ? self : pooled.physical.unwrap(iface);
+                if (iface.isInstance(self)) {
+                    return self;
+                }
+                pooled.autoCommitTouched = true;   // the borrower may change the physical connection directly
+                return pooled.physical.unwrap(iface);
             }
             case "isWrapperFor" -> {
                 Class<?> iface = (Class<?>) args[0];
@@ -98,6 +102,7 @@ final class ConnectionHandle implements InvocationHandler {
                     + "get a new one from the DataSource", "08003");
         }
         switch (name) {
+            case "setAutoCommit" -> pooled.autoCommitTouched = true;
             case "setTransactionIsolation" -> pooled.isolationChanged = true;
             case "setReadOnly" -> pooled.readOnlyChanged = true;
             case "setSchema" -> pooled.schemaChanged = true;
@@ -117,7 +122,13 @@ final class ConnectionHandle implements InvocationHandler {
                             statements.remove(s);
                             yield call(s, sm, sargs);
                         }
-                        case "unwrap" -> ((Class<?>) sargs[0]).isInstance(p) ? p : s.unwrap((Class<?>) sargs[0]);
+                        case "unwrap" -> {
+                            if (((Class<?>) sargs[0]).isInstance(p)) {
+                                yield p;
+                            }
+                            pooled.autoCommitTouched = true;   // its getConnection() is the physical one
+                            yield s.unwrap((Class<?>) sargs[0]);
+                        }
                         case "isWrapperFor" -> ((Class<?>) sargs[0]).isInstance(p) || s.isWrapperFor((Class<?>) sargs[0]);
                         case "hashCode" -> System.identityHashCode(p);
                         case "equals" -> p == sargs[0];

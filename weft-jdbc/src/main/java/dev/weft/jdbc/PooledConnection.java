@@ -18,6 +18,8 @@ final class PooledConnection {
     final boolean readOnly;
     final String schema;
     final String catalog;
+    /** Set by setAutoCommit, or when the borrower unwrapped the physical connection (it may have changed it directly). */
+    boolean autoCommitTouched;
     boolean isolationChanged;
     boolean readOnlyChanged;
     boolean schemaChanged;
@@ -46,11 +48,17 @@ final class PooledConnection {
         if (broken) {
             throw new SQLException("the connection reported a connection-level error; it is not reused", "08006");
         }
-        if (!physical.getAutoCommit()) {
-            physical.rollback();
-        }
-        if (physical.getAutoCommit() != autoCommit) {
-            physical.setAutoCommit(autoCommit);
+        // A transaction can be open only if auto-commit is off: it was off from the start, or the
+        // borrower turned it off (through the handle, or on the unwrapped physical connection).
+        // Otherwise nothing to ask the driver: the common return costs no call for it.
+        if (autoCommitTouched || !autoCommit) {
+            if (!physical.getAutoCommit()) {
+                physical.rollback();
+            }
+            if (physical.getAutoCommit() != autoCommit) {
+                physical.setAutoCommit(autoCommit);
+            }
+            autoCommitTouched = false;
         }
         if (isolationChanged) {
             physical.setTransactionIsolation(isolation);

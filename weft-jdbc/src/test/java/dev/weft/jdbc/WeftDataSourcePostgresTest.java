@@ -100,6 +100,32 @@ class WeftDataSourcePostgresTest {
     }
 
     @Test
+    void aTransactionOpenedOnTheUnwrappedConnectionIsRolledBack() throws Exception {
+        try (WeftDataSource ds = ds("pg-unwrap", 1)) {
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                s.execute("drop table if exists weft_unwrap; create table weft_unwrap (x int)");
+            }
+            try (Connection c = ds.getConnection()) {
+                Connection physical = (Connection) c.unwrap(org.postgresql.PGConnection.class);
+                physical.setAutoCommit(false);
+                try (Statement s = physical.createStatement()) {
+                    s.execute("insert into weft_unwrap values (1)");
+                }
+            }   // returned with a transaction the handle never saw begin
+            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                Connection physical = ((Statement) s.unwrap(org.postgresql.PGStatement.class)).getConnection();
+                physical.setAutoCommit(false);
+                s.execute("insert into weft_unwrap values (2)");
+            }   // and one begun through a statement's unwrapped connection
+            try (Connection c = ds.getConnection()) {
+                assertTrue(c.getAutoCommit());
+                assertEquals(0, scalar(c, "select count(*) from weft_unwrap"), "both transactions were rolled back");
+            }
+            assertEquals(1, ds.stats().created());
+        }
+    }
+
+    @Test
     void aClosedConnectionCannotBeUsed() throws Exception {
         try (WeftDataSource ds = ds("pg-closed", 1)) {
             Connection c = ds.getConnection();
