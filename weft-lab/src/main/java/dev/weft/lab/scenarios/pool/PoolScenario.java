@@ -99,7 +99,7 @@ public final class PoolScenario implements Scenario {
     /** One measured run of one pool. */
     record Run(Instant from, Instant to, long queries, double seconds, double cpuSeconds, long[] waitsNanos,
                SchedulerSamples scheduler, StarvationReport starvation, double cpuAtTarget, double secondsToTarget,
-               Freeze frozen, int carriersPeak, long gcMillis) {
+               Freeze frozen, int carriersPeak, long gcMillis, int carriersAtStart) {
 
         boolean isFrozen() {
             return frozen != null;
@@ -107,7 +107,7 @@ public final class PoolScenario implements Scenario {
 
         Run withStarvation(StarvationReport r) {
             return new Run(from, to, queries, seconds, cpuSeconds, waitsNanos, scheduler, r, cpuAtTarget, secondsToTarget,
-                    frozen, carriersPeak, gcMillis);
+                    frozen, carriersPeak, gcMillis, carriersAtStart);
         }
 
         double qps() {
@@ -151,6 +151,7 @@ public final class PoolScenario implements Scenario {
         ctx.limitNote(String.format(Locale.ROOT, "Little's law: %d connections / %.0f ms per query = %,.0f queries/s"
                 + " for every pool; the cold start is bounded by connection creation (%d ms each)",
                 SIZE, SERVICE_S * 1000, limit, SLOW_CREATE_MS));
+        long t0 = System.nanoTime();
         PrivatePostgres pg;
         try {
             pg = PrivatePostgres.start(ctx.workDir());
@@ -160,9 +161,11 @@ public final class PoolScenario implements Scenario {
         }
         List<Instant> pins = new ArrayList<>();
         try (pg; RecordingStream jfr = pinStream(pins, gcPauses)) {
-            ctx.progress("PostgreSQL started: " + pg.url);
+            ctx.progress(String.format(Locale.ROOT, "PostgreSQL started: %s (%.1f s)", pg.url,
+                    (System.nanoTime() - t0) / 1e9));
             Steady steady = steady(ctx, pg.url, SIZE, threads, rounds);
             long steadyEnd = System.nanoTime();
+            ctx.progress(String.format(Locale.ROOT, "steady part done at %.1f s", (steadyEnd - t0) / 1e9));
             Steady second = null;
             Map<String, Run> cold = Map.of();
             List<double[]> overhead = List.of();
@@ -174,7 +177,9 @@ public final class PoolScenario implements Scenario {
                 if (ctx.mode() != dev.weft.lab.Mode.QUICK && (second == null || second.unrecovered() == null)) {
                     cold = coldStart(ctx, pg.url);
                 }
-                overhead = overhead(ctx, pg.url, threads, ctx.size(1, 2, 5));
+                // quick: pairs of 1,000 queries (half a second each at the limit), to stay in its time budget
+                overhead = overhead(ctx, pg.url, ctx.size(100, 1_000, threads), ctx.size(1, 2, 5));
+                ctx.progress(String.format(Locale.ROOT, "every part done at %.1f s", (System.nanoTime() - t0) / 1e9));
             }
             // JFR delivers pin events up to ~1 s late; only the steady runs count pins
             Thread.sleep(Math.max(0, 1500 - (System.nanoTime() - steadyEnd) / 1_000_000));
@@ -335,7 +340,7 @@ public final class PoolScenario implements Scenario {
     private static Run frozenOnly(Freeze f) {
         Instant now = Instant.now();
         return new Run(now, now, f.completed(), f.bound().toNanos() / 1e9, Double.NaN, new long[0], null, null,
-                Double.NaN, Double.NaN, f, f.carriers(), 0);
+                Double.NaN, Double.NaN, f, f.carriers(), 0, 0);
     }
 
     private Map<String, Run> coldStart(ScenarioContext ctx, String url) throws Exception {
@@ -483,7 +488,7 @@ public final class PoolScenario implements Scenario {
         double toTarget = target > 0 ? (targetAt.get() - t0) / 1e9 : Double.NaN;
         return new Run(from, to, frozen == null ? total : done.get(), (end - start) / 1e9, cpu,
                 Arrays.copyOf(waits, Math.min(slot.get(), waits.length)), samples, starvation, cpuAtTarget.get(), toTarget, frozen,
-                carriersPeak, gcMillis() - gc0);
+                carriersPeak, gcMillis() - gc0, carriers.atStart);
     }
 
     /**
@@ -496,8 +501,11 @@ public final class PoolScenario implements Scenario {
         private volatile boolean running = true;
         private final Thread thread;
 
+        /** Carriers alive when the run began (on JDK 21, those added for an earlier run linger idle for a while). */
+        final int atStart = Freeze.carriersNow();
+
         private CarrierPeak() {
-            peak.set(Freeze.carriersNow());
+            peak.set(atStart);
             thread = Thread.ofPlatform().daemon(true).name("weft-lab-carrier-peak").start(() -> {
                 while (running) {
                     peak.accumulateAndGet(Freeze.carriersNow(), Math::max);
@@ -590,6 +598,8 @@ public final class PoolScenario implements Scenario {
                     .extra("frozen", frozen == null ? null : frozen.summary())
                     .extra("frozen_sites", frozen == null ? null : frozen.sites())
                     .extra("carriers_peak", rs.stream().mapToInt(Run::carriersPeak).max().orElse(0))
+                    .extra("carriers_added_peak", rs.stream().mapToInt(r -> Math.max(0, r.carriersPeak() - r.carriersAtStart()))
+                            .max().orElse(0))
                     .extra("connections", size)
                     .extra("ratio_to_limit", qps / limit)
                     .extra("wait_p50_ms", Stats.median(each(rs, r -> r.waitMs(0.50))))
