@@ -221,15 +221,19 @@ public final class LabRunner {
         private static final String CLEAR_LINE = "\r\u001b[K";
         private final PrintWriter console;
         private final boolean live;
-        private int width = 100;
+        /**
+         * The longest live line: one that wraps cannot be erased with a carriage return. COLUMNS when
+         * the shell exports it, else 79, which fits the narrowest usual terminal.
+         */
+        private int width = 79;
 
         Status(PrintWriter console, boolean live) {
             this.console = console;
             this.live = live;
             try {
-                width = Math.max(40, Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "100").strip()) - 1);
+                width = Math.max(40, Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "80").strip()) - 1);
             } catch (NumberFormatException e) {
-                // keep 100
+                // keep 79
             }
         }
 
