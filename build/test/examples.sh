@@ -84,10 +84,18 @@ for pom in "$ROOT"/examples/*/pom.xml; do
     java_home=$(resolve_runtime "$jdk_major" fetch) \
       || { test_fail "$name, JDK $jdk_major" "no JDK $jdk_major to build it with (see above)"; continue; }
   fi
+  # Maven then runs on that JDK and downloads the example's plugins with it. A fetched runtime
+  # trusts only its own CA list, which lacks a machine's own CA (a TLS-inspecting proxy, as on
+  # the CI machines): it uses the trust store of the JDK that built weft, which reached Maven
+  # Central already.
+  maven_opts=${MAVEN_OPTS:-}
+  if [ "$java_home" != "$JAVA_HOME" ] && [ -f "$JAVA_HOME/lib/security/cacerts" ]; then
+    maven_opts="$maven_opts -Djavax.net.ssl.trustStore=$(readlink -f "$JAVA_HOME/lib/security/cacerts")"
+  fi
   step "building and testing $name on JDK $jdk_major"
   marker=$(new_marker)
   set +e
-  JAVA_HOME=$java_home JDK_MAJOR=$jdk_major MAVEN_POM=$pom maven -Dweft.version="$version" verify > "$work/$(basename "$dir").log" 2>&1
+  MAVEN_OPTS=$maven_opts JAVA_HOME=$java_home JDK_MAJOR=$jdk_major MAVEN_POM=$pom maven -Dweft.version="$version" verify > "$work/$(basename "$dir").log" 2>&1
   status=$?
   set -e
   log="$work/$(basename "$dir").log"
