@@ -509,9 +509,15 @@ public final class ScenarioContext {
             return this;
         }
 
-        /** Keeps one more figure under {@code extra.<key>}. */
+        /**
+         * Keeps one more figure under {@code extra.<key>}. A number that is not finite (NaN, an
+         * infinity: a figure a frozen or empty run could not measure) is kept as null, since JSON
+         * has no such number and results.json must stay valid JSON.
+         */
         public VariantBuilder extra(String key, Object value) {
-            extra.put(key, value);
+            boolean notFinite = (value instanceof Double d && !Double.isFinite(d))
+                    || (value instanceof Float f && !Float.isFinite(f));
+            extra.put(key, notFinite ? null : value);
             return this;
         }
 

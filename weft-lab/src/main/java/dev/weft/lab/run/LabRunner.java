@@ -20,6 +20,9 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -92,11 +95,11 @@ public final class LabRunner {
         });
         Runtime.getRuntime().addShutdownHook(cleanup);
         List<ScenarioResult> results = new ArrayList<>();
-        int runs = selected.stream().mapToInt(d -> OTHER_JDK_SCENARIOS.contains(d.name()) ? 1 + otherJdks().size() : 1).sum();
+        int runs = selected.stream().mapToInt(d -> onOtherJdks(d.name(), options.mode()) ? 1 + otherJdks().size() : 1).sum();
         try {
             for (Descriptor d : selected) {
                 List<String> javas = new ArrayList<>(List.of(Jvm.java()));
-                if (OTHER_JDK_SCENARIOS.contains(d.name())) {
+                if (onOtherJdks(d.name(), options.mode())) {
                     javas.addAll(otherJdks());
                 }
                 for (int j = 0; j < javas.size(); j++) {
@@ -143,10 +146,20 @@ public final class LabRunner {
     public static final String PROGRESS_LOG = "progress.log";
 
     /**
-     * Scenarios that also run on every other JDK the launcher found ({@code weft.lab.other.jdks}):
-     * article 001's pinning differs between JDK 21 and 24+, so its report puts them side by side.
+     * Scenarios that also run on every other JDK the launcher found ({@code weft.lab.other.jdks}),
+     * and in which modes: article 001's pinning differs between JDK 21 and 24+, so its report puts
+     * them side by side in every mode; the pool scenario's JDK 21 run (where synchronized-pool
+     * freezes the scheduler) is part of {@code --full} only, since the quick lab's 4 minutes cannot
+     * hold it ({@code ./weft lab --only pool --jdk 21} runs it alone).
      */
-    static final List<String> OTHER_JDK_SCENARIOS = List.of("pinning");
+    static final Map<String, Set<Mode>> OTHER_JDK_SCENARIOS = Map.of(
+            "pinning", EnumSet.allOf(Mode.class),
+            "pool", EnumSet.of(Mode.FULL));
+
+    /** Whether scenario {@code name} also runs on the other JDKs in {@code mode}. */
+    static boolean onOtherJdks(String name, Mode mode) {
+        return OTHER_JDK_SCENARIOS.getOrDefault(name, Set.of()).contains(mode);
+    }
 
     /**
      * The java executables of other JDKs to run {@link #OTHER_JDK_SCENARIOS} on: the system
