@@ -23,7 +23,9 @@ import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.EofException;
+import org.eclipse.jetty.io.IdleTimeout;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -97,7 +99,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
     }
 
     /** The connection's endpoint, whose idle timeout a drain raises. */
-    org.eclipse.jetty.io.EndPoint endPoint() {
+    EndPoint endPoint() {
         return request.getConnectionMetaData().getConnection().getEndPoint();
     }
 
@@ -223,14 +225,17 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         }
         try {
             if (body == null) {
-                response.write(true, EMPTY, this);
+                writeLast(EMPTY);
             } else if (body instanceof String s) {
                 Charset charset = RingResponse.charsetOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE));
-                response.write(true, ByteBuffer.wrap(s.getBytes(charset)), this);
+                writeLast(ByteBuffer.wrap(s.getBytes(charset)));
             } else if (body instanceof byte[] bytes) {
-                response.write(true, ByteBuffer.wrap(bytes), this);
+                writeLast(ByteBuffer.wrap(bytes));
             } else {
-                OutputStream out = Content.Sink.asOutputStream(response);
+                OutputStream out = Content.Sink.asOutputStream((last, chunk, cb) -> {
+                    restartIdleTimeout();
+                    response.write(last, chunk, cb);
+                });
                 owner.bodyWriter.invoke(body, ring, out);
                 out.close();
                 succeeded();
@@ -485,7 +490,33 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         if (close || owner.isShutdown()) {
             closeAfterResponse();
         }
-        response.write(true, ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8)), this);
+        writeLast(ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Writes the response's last (here: only) content, completing this callback. */
+    private void writeLast(ByteBuffer content) {
+        restartIdleTimeout();
+        response.write(true, content, this);
+    }
+
+    /**
+     * Restarts the connection's idle timeout as a write of the response begins. Jetty's idle
+     * timeout counts from the connection's last I/O, and fails a write that is pending when it
+     * expires, however briefly that write has been pending: after a handler slower than the idle
+     * timeout, the connection has been "idle" all along (the handler's time, which the idle-timeout
+     * listener excuses), the timeout fires every idle period, and one that fires in the instant
+     * between the write's start and its first flushed byte failed the write, losing the response
+     * and the connection (seen under load: "the response was lost: TimeoutException: Idle timeout
+     * expired"). From here on the timeout measures the client: a write fails only when the client
+     * has taken none of it for a whole idle timeout. The timeout is kept by the innermost endpoint
+     * (the socket's, under TLS); HTTP/2 streams keep their own and are not restarted here.
+     */
+    private void restartIdleTimeout() {
+        for (EndPoint e = endPoint(); e != null; e = e instanceof EndPoint.Wrapper w ? w.unwrap() : null) {
+            if (e instanceof IdleTimeout idle) {
+                idle.notIdle();
+            }
+        }
     }
 
     private void dropped(String what) {
