@@ -79,6 +79,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
     private volatile Scheduler.Task timeout;
     private volatile boolean readingBody; // the handler is inside a read of the request body
     private volatile boolean handlerFailed; // answered 500: no sample for an adaptive limit
+    private volatile long suspendedIdleTimeout; // the idle timeout suspendIdleTimeout() took off, or 0
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
         this.owner = owner;
@@ -140,10 +141,15 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             if (owner.limiter != null && !acquire()) {
                 return;
             }
-            if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
-                return; // timed out while waiting for a permit
+            boolean body = hasBody(request);
+            if (!body) {
+                suspendIdleTimeout(); // before the check: an answer from here on puts it back
             }
-            IPersistentMap ring = RequestMap.of(request, hasBody(request)
+            if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
+                restartIdleTimeout(); // the request timed out while waiting for a permit
+                return;
+            }
+            IPersistentMap ring = RequestMap.of(request, body
                     ? new RequestBody(Request.asInputStream(request), owner.maxBodyBytes)
                     : EmptyBody.INSTANCE);
             if (owner.async) {
@@ -247,6 +253,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
 
     /** Answers a WebSocket response: upgrades the connection, or says why it cannot. */
     private void upgrade(Object ring, Object listener) {
+        restartIdleTimeout();
         WebSockets ws = owner.webSockets;
         try {
             if (ws == null) {
@@ -500,21 +507,51 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
     }
 
     /**
-     * Restarts the connection's idle timeout as a write of the response begins. Jetty's idle
-     * timeout counts from the connection's last I/O, and fails a write that is pending when it
-     * expires, however briefly that write has been pending: after a handler slower than the idle
-     * timeout, the connection has been "idle" all along (the handler's time, which the idle-timeout
-     * listener excuses), the timeout fires every idle period, and one that fires in the instant
-     * between the write's start and its first flushed byte failed the write, losing the response
-     * and the connection (seen under load: "the response was lost: TimeoutException: Idle timeout
-     * expired"). From here on the timeout measures the client: a write fails only when the client
-     * has taken none of it for a whole idle timeout. The timeout is kept by the innermost endpoint
-     * (the socket's, under TLS); HTTP/2 streams keep their own and are not restarted here.
+     * Takes the idle timeout off an HTTP/1 connection while its request (one without a body) is in
+     * the handler. Jetty's idle timeout counts from the connection's last I/O, so while a handler
+     * slower than it runs, it would fire every idle period: the idle-timeout listener excuses each
+     * firing, but a firing decided just before the response's write began and acted on during it
+     * failed the write (a lost response, "the response was lost: TimeoutException: Idle timeout
+     * expired"), and one acted on just after the response was complete closed the kept-alive
+     * connection as idle (the client's next request went unanswered). Both were seen on a loaded
+     * machine. {@link #restartIdleTimeout} puts it back as the response's first write begins.
+     * Requests with a body keep it: it guards the handler's reads of the body. HTTP/2 streams share
+     * one connection and keep theirs.
+     */
+    private void suspendIdleTimeout() {
+        if (request.getConnectionMetaData().getHttpVersion().getVersion() >= 20) {
+            return;
+        }
+        EndPoint endPoint = endPoint();
+        long idleTimeout = endPoint.getIdleTimeout();
+        if (idleTimeout > 0) {
+            suspendedIdleTimeout = idleTimeout;
+            endPoint.setIdleTimeout(0);
+        }
+    }
+
+    /**
+     * Restarts the connection's idle timeout as a write of the response begins: marks the
+     * connection active, then puts back the idle timeout {@link #suspendIdleTimeout} took off
+     * (unless a drain has set another since: a drain's timeout stays). Jetty fails a write that is
+     * pending when the idle timeout expires, however briefly it has been pending: without the
+     * restart, after a handler slower than the idle timeout, one that fired in the instant between
+     * the write's start and its first flushed byte failed the write. From here on the timeout
+     * measures the client: a write fails only when the client has taken none of it for a whole idle
+     * timeout. The activity mark goes to every endpoint down to the socket's (under TLS).
      */
     private void restartIdleTimeout() {
-        for (EndPoint e = endPoint(); e != null; e = e instanceof EndPoint.Wrapper w ? w.unwrap() : null) {
+        EndPoint endPoint = endPoint();
+        for (EndPoint e = endPoint; e != null; e = e instanceof EndPoint.Wrapper w ? w.unwrap() : null) {
             if (e instanceof IdleTimeout idle) {
                 idle.notIdle();
+            }
+        }
+        long suspended = suspendedIdleTimeout;
+        if (suspended > 0) {
+            suspendedIdleTimeout = 0;
+            if (endPoint.getIdleTimeout() == 0) {
+                endPoint.setIdleTimeout(suspended); // after notIdle(): it checks for expiry at once
             }
         }
     }
