@@ -53,6 +53,16 @@ public final class Limiter {
         this.gate = b.adaptive == null
                 ? new FixedGate(b.name, b.permits, b.maxWaiting, b.maxWait)
                 : new AdaptiveGate(b.name, b.adaptive, b.maxWaiting, b.maxWait);
+        // Take and give back one permit here, on the thread that builds the limiter, so that the
+        // JVM resolves the permit paths' references now. Otherwise a fresh JVM's first fan-out
+        // resolves them on many virtual threads at once, which meet on the class loader's lock
+        // and pin (doc/pinning.md, "A fresh JVM's first fan-out"): seen at Permit.release in a
+        // zero-pin check of the clojure-ring example. A permit given back reporting nothing
+        // changes no figure the limiter reports.
+        Permit first = gate.tryAcquire();
+        if (first != null) {
+            first.closeIgnored();
+        }
     }
 
     /**
