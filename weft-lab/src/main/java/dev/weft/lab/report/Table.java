@@ -137,10 +137,13 @@ public record Table(List<String> header, List<List<String>> rows) {
         return value == null ? "-" : number(value) + " " + unit;
     }
 
-    /** A figure with as many digits as it deserves: 98,532 / 412 / 41.2 / 4.12 / 0.412 / 0. */
+    /**
+     * A figure with as many digits as it deserves: 98,532 / 412 / 41.2 / 4.12 / 0.412 / 0, and a
+     * whole number without decimals (a count: 22 episodes, not 22.0).
+     */
     public static String number(double v) {
         double a = Math.abs(v);
-        if (a >= 1000) {
+        if (a >= 1000 || (v == Math.rint(v) && a < 1e15)) {
             return String.format(Locale.ROOT, "%,.0f", v);
         }
         if (a >= 100) {

@@ -30,6 +30,8 @@ class ReportTest {
         assertEquals("4.12", Table.number(4.124));
         assertEquals("0.412", Table.number(0.4124));
         assertEquals("0", Table.number(0));
+        assertEquals("22", Table.number(22.0), "a count has no decimals");
+        assertEquals("3", Table.number(3.0));
         assertEquals("0.64", Table.ratio(0.64399));
         assertEquals("0.0123", Table.ratio(0.01234));
         assertEquals("-", Table.ratio((Double) null));
