@@ -82,27 +82,46 @@ final class LoadGenerator {
             running.add(Thread.ofPlatform().name("weft-load-" + (i + 1)).daemon(true).start(w));
         }
         Thread.sleep(plan.warmupMs());
-        Optional<Duration> serverCpu0 = cpu(plan.serverPid());
-        Optional<Duration> clientCpu0 = ProcessHandle.current().info().totalCpuDuration();
-        long start = System.nanoTime();
+        Window window = Window.open(plan.serverPid());
         phase = PHASE_MEASURE;
         Thread.sleep(plan.durationMs());
         phase = PHASE_DONE;
-        long end = System.nanoTime();
-        Optional<Duration> serverCpu1 = cpu(plan.serverPid());
-        Optional<Duration> clientCpu1 = ProcessHandle.current().info().totalCpuDuration();
+        Window.Measured measured = window.close();
         for (Worker w : workers) {
             w.selector.wakeup();
         }
         for (Thread t : running) {
             t.join(TimeUnit.SECONDS.toMillis(30));
         }
-        return result(workers, (end - start) / 1e9, seconds(serverCpu0, serverCpu1), seconds(clientCpu0, clientCpu1));
+        return result(workers, measured.seconds(), measured.serverCpu(), measured.clientCpu());
     }
 
     /** The CPU time of process {@code pid} so far, if the OS tells. */
     static Optional<Duration> cpu(long pid) {
         return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration());
+    }
+
+    /**
+     * A measured window: its start's wall clock and the CPU time of the server JVM and of this
+     * (load) JVM, read when it opens, so that {@link #close()} gives what the window took.
+     */
+    record Window(long serverPid, Optional<Duration> serverCpu, Optional<Duration> clientCpu, long startNanos) {
+
+        /** Opens a window now. */
+        static Window open(long serverPid) {
+            return new Window(serverPid, cpu(serverPid), ProcessHandle.current().info().totalCpuDuration(), System.nanoTime());
+        }
+
+        /** Closes the window now: its wall seconds and the CPU seconds each JVM spent in it (null if unreadable). */
+        Measured close() {
+            long end = System.nanoTime();
+            return new Measured((end - startNanos) / 1e9, seconds(serverCpu, cpu(serverPid)),
+                    seconds(clientCpu, ProcessHandle.current().info().totalCpuDuration()));
+        }
+
+        /** What a window measured. */
+        record Measured(double seconds, Double serverCpu, Double clientCpu) {
+        }
     }
 
     /** Seconds between two CPU readings, or null when either is missing. */

@@ -39,11 +39,9 @@ final class Wrk {
         if (plan.warmupMs() > 0) {
             wrk(url, plan.connections(), plan.threads(), seconds(plan.warmupMs()));
         }
-        Optional<Duration> cpu0 = ProcessHandle.of(plan.serverPid()).flatMap(p -> p.info().totalCpuDuration());
+        Optional<Duration> cpu0 = LoadGenerator.cpu(plan.serverPid());
         String report = wrk(url, plan.connections(), plan.threads(), seconds(plan.durationMs()));
-        Optional<Duration> cpu1 = ProcessHandle.of(plan.serverPid()).flatMap(p -> p.info().totalCpuDuration());
-        Double serverCpu = cpu0.isPresent() && cpu1.isPresent() ? cpu1.get().minus(cpu0.get()).toNanos() / 1e9 : null;
-        return parse(report, plan.connections(), serverCpu);
+        return parse(report, plan.connections(), LoadGenerator.seconds(cpu0, LoadGenerator.cpu(plan.serverPid())));
     }
 
     private static int seconds(long ms) {
@@ -74,12 +72,12 @@ final class Wrk {
             throw new IOException("cannot read wrk's report (no \"N requests in T\" line):\n" + report);
         }
         long requests = Long.parseLong(m.group(1));
-        double seconds = toMs(m.group(2), m.group(3)) / 1000.0;
+        double seconds = Tools.millis(m.group(2), m.group(3)) / 1000.0;
         Double p50 = null;
         Double p99 = null;
         Matcher pm = PERCENTILE.matcher(report);
         while (pm.find()) {
-            double ms = toMs(pm.group(2), pm.group(3));
+            double ms = Tools.millis(pm.group(2), pm.group(3));
             if (pm.group(1).equals("50")) {
                 p50 = ms;
             } else {
@@ -87,7 +85,7 @@ final class Wrk {
             }
         }
         Matcher mm = MAX.matcher(report);
-        Double max = mm.find() ? toMs(mm.group(1), mm.group(2)) : null;
+        Double max = mm.find() ? Tools.millis(mm.group(1), mm.group(2)) : null;
         long connect = 0, read = 0, write = 0, timeout = 0;
         Matcher em = SOCKET_ERRORS.matcher(report);
         if (em.find()) {
@@ -102,9 +100,5 @@ final class Wrk {
         double rate = rm.find() ? Double.parseDouble(rm.group(1)) : requests / seconds;
         return new LoadResult("wrk", connections, requests, seconds, rate, p50, p99, max,
                 connect, read, write, timeout, non2xx, serverCpuSeconds, null);
-    }
-
-    private static double toMs(String value, String unit) {
-        return Tools.millis(value, unit);
     }
 }

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
@@ -72,15 +71,11 @@ final class WsLoad {
             e.start();
         }
         Thread.sleep(plan.warmupMs());
-        Optional<Duration> serverCpu0 = LoadGenerator.cpu(plan.serverPid());
-        Optional<Duration> clientCpu0 = ProcessHandle.current().info().totalCpuDuration();
-        long start = System.nanoTime();
+        LoadGenerator.Window window = LoadGenerator.Window.open(plan.serverPid());
         measuring = true;
         Thread.sleep(plan.durationMs());
         measuring = false;
-        long end = System.nanoTime();
-        Optional<Duration> serverCpu1 = LoadGenerator.cpu(plan.serverPid());
-        Optional<Duration> clientCpu1 = ProcessHandle.current().info().totalCpuDuration();
+        LoadGenerator.Window.Measured measured = window.close();
         stopped = true;
         for (WebSocket ws : open) {
             try {
@@ -90,12 +85,12 @@ final class WsLoad {
             }
         }
         long[] rtts = echos.stream().flatMapToLong(e -> Arrays.stream(e.rtts, 0, e.count)).sorted().toArray();
-        double seconds = (end - start) / 1e9;
+        double seconds = measured.seconds();
         long messages = echoes.get();
         LoadResult r = new LoadResult("built-in-websocket", plan.sockets(), messages, seconds, messages / seconds,
                 LoadGenerator.percentileMs(rtts, 0.50), LoadGenerator.percentileMs(rtts, 0.99), rtts.length == 0 ? null : rtts[rtts.length - 1] / 1e6,
-                connectErrors, closedEarly.get(), 0, 0, wrong.get(), LoadGenerator.seconds(serverCpu0, serverCpu1),
-                LoadGenerator.seconds(clientCpu0, clientCpu1));
+                connectErrors, closedEarly.get(), 0, 0, wrong.get(), measured.serverCpu(),
+                measured.clientCpu());
         client.shutdownNow();
         pool.shutdownNow();
         return r;
