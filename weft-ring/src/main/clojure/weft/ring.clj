@@ -39,6 +39,7 @@
   request is answered with that status and Connection: close). Clients idle longer than `:idle-timeout` are closed; slow
   or stuck clients hold a connection, never a thread, so they do not stall the others."
   (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
+            [clojure.string :as str]
             [weft.impl :as impl]
             [weft.impl.options :as options]
             [weft.ring.impl.websocket :as websocket]
@@ -89,10 +90,10 @@
             :doc "an adaptive limit on requests handled at once, instead of a fixed :max-concurrency: it learns from each request's latency (from its turn to its response written) how many the handler bears; more wait (see :max-waiting) or get 503 with Retry-After; (:limit (stats server)) is its current value"
             :default-doc "none"})
     {:key :max-waiting :type :nat-int :aliases [:max-queued]
-     :doc "most requests waiting for a turn beyond :max-concurrency or :limit; more get 503 at once"
+     :doc "most requests waiting for a turn beyond :max-concurrency or :limit (it needs one of them); more get 503 at once"
      :default-doc "as many as :max-concurrency; 0 under :limit (shed at once)"}
     (merge pos-duration {:key :max-wait :aliases [:queue-timeout-ms]
-                         :doc "longest a request waits for its turn, then 503" :default-doc "as long as it takes"})
+                         :doc "longest a request waits for its turn under :max-concurrency or :limit (it needs one of them), then 503" :default-doc "as long as it takes"})
     {:key :retry-after :type :duration :aliases {:retry-after-s #(* 1000 %)}
      :doc "Retry-After of the 503s sent when the server is full or stopping, sent in whole seconds rounded up"
      :default 1000}
@@ -132,19 +133,36 @@
                 [:max-concurrency :limit "a fixed cap, or an adaptive one"]]
     :example "{:port 8080}"}))
 
-(defn- limiter ^Limiter [{:keys [max-concurrency limit max-waiting max-wait] :as opts}]
-  (cond
-    (or max-concurrency limit)
+(defn- check-waiting-has-a-cap
+  "Throws when an option about waiting for a turn (:max-waiting, :max-wait) was given without
+  :max-concurrency or :limit: with no cap, no request ever waits, so the option would
+  silently do nothing. `given` is the map as the caller wrote it (to name a deprecated name
+  they used), `checked` what `options/check` made of it (nil values left out; neither option
+  has a default, so only what the caller gave counts)."
+  [given checked]
+  (when-not (or (:max-concurrency checked) (:limit checked))
+    (when-let [ks (seq (filter #(contains? checked %) [:max-waiting :max-wait]))]
+      (let [old-name (fn [k] (some (fn [[old [new]]] (when (and (= new k) (some? (get given old))) old))
+                                   (:aliases server-options)))
+            one? (not (next ks))]
+        (throw (options/error "weft.ring/run-server"
+                              (str (str/join " and " ks) (if one? " needs" " need") " :max-concurrency or :limit"
+                                   " (the wait is for a turn under one; without one no request waits, so "
+                                   (if one? "it" "they") " would do nothing"
+                                   (apply str (for [k ks :let [old (old-name k)] :when old]
+                                                (str "; " old " is the deprecated name of " k)))
+                                   "): add :max-concurrency or :limit, or leave "
+                                   (str/join " and " (map #(or (old-name %) %) ks)) " out")
+                              {:option (first ks) :options given}))))))
+
+(defn- limiter ^Limiter [{:keys [max-concurrency limit max-waiting max-wait]}]
+  (when (or max-concurrency limit)
     (let [b (if limit
               (.maxWaiting (Limiter/builder "ring" ^AdaptiveLimit limit) (int (or max-waiting 0)))
               (.maxWaiting (Limiter/builder "ring" (int max-concurrency)) (int (or max-waiting max-concurrency))))]
       (when max-wait
         (.maxWait b ^Duration max-wait))
-      (.build b))
-    max-waiting
-    (throw (options/error "weft.ring/run-server"
-                          ":max-waiting needs :max-concurrency or :limit (the wait is for a turn under it)"
-                          {:option :max-waiting :options opts}))))
+      (.build b))))
 
 (defn- retry-after-seconds
   "Whole seconds, rounded up: Retry-After has no fractions."
@@ -222,7 +240,9 @@
     (throw (ex-info (str "weft.ring/run-server: the handler must be a function of a request map; got "
                          (pr-str (type handler)))
                     {:handler handler})))
-  (let [opts (options/check server-options opts)
+  (let [given opts
+        opts (options/check server-options given)
+        _ (check-waiting-has-a-cap given opts)
         {:keys [port ssl-port host async? request-timeout retry-after max-header-bytes max-body-bytes
                 request-read-timeout websocket-idle-timeout websocket-max-message-bytes http2?]} opts
         tls (tls opts)

@@ -265,7 +265,7 @@
       (is (= "fine" (:body (http/http (:port s) "GET" "/still-fine")))))))
 
 (deftest options-are-checked
-  (let [msg (fn [opts] (try (ring/run-server identity opts) nil
+  (let [msg (fn [opts] (try (ring/stop-server (ring/run-server identity opts)) nil
                             (catch dev.weft.clj.InvalidOptionException e (ex-message e))))]
     (is (= "weft.ring/run-server: :port must be an integer from 0 to 65535 (0 picks a free port); got \"80\""
            (msg {:port "80"})))
@@ -274,6 +274,35 @@
     (is (str/includes? (msg {:port 0 :max-waiting 3}) ":max-waiting needs :max-concurrency"))
     (is (str/includes? (msg {:port 0 :max-queued 3}) ":max-waiting needs :max-concurrency")
         "a deprecated name is checked under its new one")
+    (testing ":max-wait without a cap to wait under would do nothing: an error, naming the fix"
+      (is (= (str "weft.ring/run-server: :max-wait needs :max-concurrency or :limit (the wait is for a turn"
+                  " under one; without one no request waits, so it would do nothing): add :max-concurrency"
+                  " or :limit, or leave :max-wait out")
+             (msg {:port 0 :max-wait 100})))
+      (is (str/includes? (msg {:port 0 :max-wait (java.time.Duration/ofSeconds 1)}) ":max-wait needs"))
+      (is (str/ends-with? (msg {:port 0 :queue-timeout-ms 100})
+                          (str ":max-wait needs :max-concurrency or :limit (the wait is for a turn under one;"
+                               " without one no request waits, so it would do nothing; :queue-timeout-ms is the"
+                               " deprecated name of :max-wait): add :max-concurrency or :limit, or leave"
+                               " :queue-timeout-ms out"))
+          "the deprecated name the caller wrote is the one named")
+      (is (str/ends-with? (msg {:port 0 :max-queued 3 :max-wait 100})
+                          (str ":max-waiting and :max-wait need :max-concurrency or :limit (the wait is for a turn"
+                               " under one; without one no request waits, so they would do nothing; :max-queued is"
+                               " the deprecated name of :max-waiting): add :max-concurrency or :limit, or leave"
+                               " :max-queued and :max-wait out"))
+          "both given: both are named")
+      (is (= {:weft/error :weft/invalid-option :fn "weft.ring/run-server" :option :max-wait
+              :options {:port 0 :max-wait 100}}
+             (try (ring/run-server identity {:port 0 :max-wait 100}) nil
+                  (catch dev.weft.clj.InvalidOptionException e (ex-data e)))))
+      (is (nil? (msg {:port 0 :host "127.0.0.1" :max-wait nil})) "nil is not given, as for every option")
+      (is (nil? (msg {:port 0 :host "127.0.0.1" :max-concurrency 2 :max-wait 100})))
+      (is (nil? (msg {:port 0 :host "127.0.0.1" :max-in-flight 2 :queue-timeout-ms 100})))
+      (is (nil? (msg {:port 0 :host "127.0.0.1" :limit (reify dev.weft.limit.AdaptiveLimit
+                                                          (limit [_] 4)
+                                                          (onSample [_ _ _ _ _]))
+                      :max-wait 100}))))
     (is (str/includes? (msg {:port 0 :max-concurrency 0}) ":max-concurrency must be a positive integer"))
     (is (str/includes? (msg {:port 0 :max-in-flight 0}) ":max-concurrency must be a positive integer"))
     (is (str/includes? (msg {:port 0 :max-in-flight 1 :max-concurrency 1}) "both :max-in-flight and :max-concurrency"))
