@@ -42,6 +42,7 @@
             [clojure.string :as str]
             [weft.impl :as impl]
             [weft.impl.options :as options]
+            [weft.ring.impl.server :as server-impl]
             [weft.ring.impl.websocket :as websocket]
             [weft.ring.protocols :as protocols])
   (:import (dev.weft.limit AdaptiveLimit Limiter)
@@ -50,7 +51,6 @@
            (org.eclipse.jetty.alpn.server ALPNServerConnectionFactory)
            (org.eclipse.jetty.http2.server HTTP2CServerConnectionFactory HTTP2ServerConnectionFactory)
            (java.time Duration)
-           (java.util.concurrent TimeoutException)
            (org.eclipse.jetty.server ConnectionFactory HttpConfiguration HttpConnectionFactory
                                      SecureRequestCustomizer Server SslConnectionFactory)
            (org.eclipse.jetty.server.handler ErrorHandler)
@@ -204,13 +204,6 @@
     (.setAcceptQueueSize (int backlog))
     (.setIdleTimeout (.toMillis idle-timeout))))
 
-(declare stop-server)
-
-(defrecord RingServer [port ssl-port host ^Server jetty ^RingHandler handler ^Tls tls]
-  java.lang.AutoCloseable
-  (close [this]
-    (stop-server this)))
-
 (defn run-server
   "Starts a Jetty server that serves the Ring handler `handler` and returns it, a map with
   `:port` (the port it listens on), `:ssl-port` (the TLS port, or nil), `:host`, `:jetty`
@@ -284,16 +277,10 @@
                             {:host host :port port :ssl-port ssl-port} e)
                    (ex-info (str "weft.ring/run-server: the server did not start on " address ": " (ex-message e))
                             {:host host :port port :ssl-port ssl-port} e))))))
-    (cond-> (->RingServer (.getLocalPort plain) (some-> secure .getLocalPort) host server ring-handler tls)
+    (cond-> (server-impl/->RingServer (.getLocalPort plain) (some-> secure .getLocalPort) host server ring-handler tls)
       (:limit opts) (assoc :limit (:limit opts)))))
 
 (options/document! #'run-server server-options)
-
-(def ^:private stop-options
-  (options/spec "weft.ring/stop-server"
-                [{:key :timeout :type :duration :aliases [:timeout-ms] :default 30000
-                  :doc "how long to wait for the requests in flight; 0 abandons them at once"}]
-                {:example "{:timeout 30000}"}))
 
 (defn stop-server
   "Stops `server` gracefully and returns true when every request in flight finished and
@@ -307,25 +294,13 @@
   are abandoned (their handler threads are interrupted), and the result is false. A
   response that could not be written during the drain (the client went away, say) is lost:
   the result is false too. `stats` tells which (`:abandoned`, `:lost`). Concurrent and
-  repeated calls wait for the first to finish and return its result."
+  repeated calls wait for the first to finish and return its result. Closing the server
+  (`with-open`) is `(stop-server server)`."
   ([server] (stop-server server {}))
   ([server opts]
-   (let [{:keys [^Duration timeout]} (options/check stop-options opts)
-         ^Server jetty (:jetty server)
-         ^RingHandler handler (:handler server)]
-     (locking jetty
-       (when-not (.isStopped jetty)
-         (.setStopTimeout jetty (.toMillis timeout))
-         (try
-           (.stop jetty)
-           (catch Exception e
-             ;; Jetty reports a drain that ran out of time as a TimeoutException once it has
-             ;; stopped everything; what was cut off is counted below.
-             (when-not (some #(instance? TimeoutException %) (take-while some? (iterate ex-cause e)))
-               (throw e)))))
-       (and (zero? (.abandoned handler)) (zero? (.lostInDrain handler)))))))
+   (server-impl/stop! server (:timeout (options/check server-impl/stop-options opts)))))
 
-(options/document! #'stop-server stop-options)
+(options/document! #'stop-server server-impl/stop-options)
 
 (defn reload-ssl!
   "Reads the TLS key and certificate of `server` again, from the :keystore or the :ssl-cert

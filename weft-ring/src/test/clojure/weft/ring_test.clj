@@ -345,6 +345,14 @@
       (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0 :lost 0 :websockets 0} (ring/stats s)))
       (finally
         (.close ^java.lang.AutoCloseable s))))
+  (testing "the value is a map of the documented keys; no constructor of it is in weft.ring's API"
+    (with-server [s (fn [_] {:status 204}) {}]
+      (is (map? s))
+      (is (= #{:port :ssl-port :host :jetty :handler :tls} (set (keys s))))
+      (is (instance? java.lang.AutoCloseable s))
+      (is (str/starts-with? (pr-str s) "#weft.ring.impl.server.RingServer{:port "))
+      (is (= '#{run-server stop-server reload-ssl! stats} (set (keys (ns-publics 'weft.ring))))
+          "a server comes only from run-server")))
   (testing "with-open stops it"
     (let [port (with-open [^java.lang.AutoCloseable s (ring/run-server (fn [_] {:status 200}) {:port 0 :host "127.0.0.1"})]
                  (:port s))]

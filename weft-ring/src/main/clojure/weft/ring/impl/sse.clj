@@ -1,4 +1,4 @@
-(ns weft.ring.impl.sse
+(ns ^:no-doc weft.ring.impl.sse
   "The machinery behind weft.ring.sse: the stream a handler writes events to, the response
   body that carries the handler's function to the writer, and the heartbeats. Not an API:
   weft.ring.sse is."

@@ -1,4 +1,4 @@
-(ns weft.ring.impl.websocket
+(ns ^:no-doc weft.ring.impl.websocket
   "ring-core's WebSocket protocols, found at run time: weft-ring does not depend on ring-core
   (it is on Clojars only), but when an application has it, its Listener values work as
   listeners and weft's sockets satisfy its Socket protocols."
