@@ -10,9 +10,11 @@
     each latency with the lowest seen); the usual choice for a server in front of one
     downstream.
   - `aimd` grows by one per completed call while busy and backs off (x 0.9) on a drop or a
-    call slower than its `:timeout`: simple, and right when a latency means overload.
+    call slower than its `:timeout`: simple, and right when a latency means overload (set
+    `:timeout` to it: the default, 5 s, rarely is).
   - `gradient2` follows the ratio of the latency to its long-run average; it tolerates
-    latency that drifts, and so reacts to sudden rises rather than to a steady knee.
+    latency that drifts, and so reacts to sudden rises rather than to a steady knee (in
+    front of one, give it `:rtt-tolerance 1.0`).
 
   The defaults are Netflix's, except `:min-limit`, 1 here (Netflix's builders: 20), so that
   a downstream that bears fewer than 20 calls at once is protected too. The Java side is
@@ -62,7 +64,13 @@
 (defn aimd
   "An AIMD limit (Netflix's AIMDLimit): while at least half the limit is in use, each call
   that completes within `:timeout` raises it by one; a dropped call, or one slower than
-  `:timeout`, multiplies it by `:backoff-ratio`."
+  `:timeout`, multiplies it by `:backoff-ratio`.
+
+  Give `:timeout` the latency that means overload, e.g. 3 times the downstream's unloaded
+  latency: the limit then stays below the concurrency at which calls queue that long. With
+  the default 5 s, a downstream whose latency rises with load but stays under 5 s never
+  lowers it: it grows until fewer than half of it are in use (twice the callers), where AIMD
+  stops adjusting, and protects nothing."
   ([] (aimd {}))
   ([opts]
    (let [fn-name "weft.concurrency-limits/aimd"
@@ -123,7 +131,17 @@
 (defn gradient2
   "A Gradient2 limit (Netflix's Gradient2Limit): each call moves the limit by the ratio of
   its latency to the long-run average latency (at most halving it), plus `:queue-size`,
-  smoothed by `:smoothing`."
+  smoothed by `:smoothing`.
+
+  It compares each latency with its own long-run average, not with the unloaded latency,
+  so a latency that rises with load and then holds becomes its new normal. With the default
+  `:rtt-tolerance` 1.5 (a latency up to 1.5 times the average lowers nothing), a downstream
+  that slows down with concurrency never lowers the limit: it grows until fewer than half of
+  it are in use (twice the callers), where Gradient2 stops adjusting, and protects nothing
+  (Netflix/concurrency-limits issue 137). In front of such a downstream give
+  `:rtt-tolerance 1.0`: any latency above the average then lowers the limit, which holds a
+  band above the concurrency the downstream bears (about 2.5 times it in weft-ring's test;
+  Vegas settles closer)."
   ([] (gradient2 {}))
   ([opts]
    (let [{:keys [initial-limit min-limit max-concurrency queue-size smoothing rtt-tolerance long-window]}
