@@ -51,7 +51,7 @@
            (org.eclipse.jetty.alpn.server ALPNServerConnectionFactory)
            (org.eclipse.jetty.http2.server HTTP2CServerConnectionFactory HTTP2ServerConnectionFactory)
            (java.time Duration)
-           (org.eclipse.jetty.server ConnectionFactory HttpConfiguration HttpConnectionFactory
+           (org.eclipse.jetty.server ConnectionFactory HttpConfiguration
                                      SecureRequestCustomizer Server SslConnectionFactory)
            (org.eclipse.jetty.server.handler ErrorHandler)
            (org.eclipse.jetty.util.thread QueuedThreadPool)))
@@ -184,7 +184,7 @@
 (defn- factories
   "The connection factories of a connector, outermost first."
   [^HttpConfiguration config http2? ^Tls tls]
-  (let [http1 (HttpConnectionFactory. config)]
+  (let [http1 (RingConnector/http1 config)]
     (cond
       (and tls http2?) [(SslConnectionFactory. (.contextFactory tls) "alpn")
                         (doto (ALPNServerConnectionFactory. ^"[Ljava.lang.String;" (into-array String ["h2" "http/1.1"]))

@@ -189,6 +189,48 @@
           (is (zero? (:lost (ring/stats s))) "none was lost"))
         (finally (ring/stop-server s {:timeout 10000}))))))
 
+(defn- connection
+  "The only connection open on `server`'s plain connector."
+  ^org.eclipse.jetty.io.Connection [server]
+  (let [connector (first (.getConnectors ^org.eclipse.jetty.server.Server (:jetty server)))
+        [endpoint & more] (seq (.getConnectedEndPoints ^org.eclipse.jetty.server.Connector connector))]
+    (assert (and endpoint (nil? more)) "one connection")
+    (.getConnection ^org.eclipse.jetty.io.EndPoint endpoint)))
+
+(deftest an-idle-timeout-firing-while-the-handler-works-or-as-the-response-is-written-is-ignored
+  ;; The races of the test above, made certain: an idle timeout that fires (here: is made to
+  ;; fire, by calling the connection as Jetty's timer does) while the handler works, or right
+  ;; after the response was written, when the connection has just been active, is ignored; the
+  ;; response arrives and the kept-alive connection serves the next request. A connection
+  ;; that has really been idle for the idle timeout is closed.
+  (let [entered (CountDownLatch. 1)
+        go (CountDownLatch. 1)
+        handler (fn [req]
+                  (when (= "/slow" (:uri req))
+                    (.countDown entered)
+                    (.await go 60 TimeUnit/SECONDS))
+                  {:status 200 :headers {} :body (str "done " (:uri req))})
+        s (ring/run-server handler {:port 0 :host "127.0.0.1" :idle-timeout 2000})
+        fire! #(.onIdleExpired (connection s) (java.util.concurrent.TimeoutException. "Idle timeout expired (test)"))]
+    (try
+      (with-open [client (http/connect (:port s))]
+        (http/send! client (http/request-text "GET" "/slow"))
+        (is (.await entered 60 TimeUnit/SECONDS))
+        (testing "while the handler works"
+          (is (false? (fire!)) "the connection stays open")
+          (is (false? (fire!)) "every time"))
+        (.countDown go)
+        (is (= "done /slow" (:body (http/read-response client))))
+        (testing "right after the response, the connection having just been active"
+          (is (false? (fire!)) "the connection stays open"))
+        (http/send! client (http/request-text "GET" "/next"))
+        (is (= "done /next" (:body (http/read-response client))) "the kept-alive connection serves the next request")
+        (testing "once the connection has really been idle for the idle timeout"
+          (Thread/sleep 2100)
+          (await! #(http/closed? client)))
+        (is (zero? (:lost (ring/stats s)))))
+      (finally (ring/stop-server s {:timeout 10000})))))
+
 (defn- streaming-handler
   "Answers with a streamed body: one chunk, then (once `go` is delivered) 64 MiB more, which
   cannot all be written to a client that has gone."

@@ -79,7 +79,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
     private volatile Scheduler.Task timeout;
     private volatile boolean readingBody; // the handler is inside a read of the request body
     private volatile boolean handlerFailed; // answered 500: no sample for an adaptive limit
-    private volatile long suspendedIdleTimeout; // the idle timeout suspendIdleTimeout() took off, or 0
+    private volatile boolean writing; // the response's first write has begun
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
         this.owner = owner;
@@ -88,15 +88,29 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         this.callback = callback;
         // Jetty's idle timeout must not cut a request whose handler is still working on it (a
         // slow handler is not an idle client): with no read or write pending, Jetty asks this
-        // listener, and the timeout is ignored until the exchange has finished. Pending reads
-        // and writes still time out: those are the client's.
+        // listener, and the timeout is ignored until the exchange has finished (so a streamed
+        // body may pause between writes). Pending reads and writes still time out: those are the
+        // client's. A firing acted on just as a write begins would fail that write; weft's HTTP/1
+        // connections ask excusesIdleTimeout() first, which closes that race (RingHttpConnection).
         request.addIdleTimeoutListener(this); // test(): no listener object of its own per request
+        if (request.getConnectionMetaData().getConnection() instanceof RingHttpConnection connection) {
+            connection.serving(this);
+        }
     }
 
     /** Jetty's idle-timeout listener: lets the timeout through only once the exchange has finished. */
     @Override
     public boolean test(TimeoutException timeout) {
         return ((int) STATE.getVolatile(this) & FINISHED) == FINISHED;
+    }
+
+    /**
+     * Whether an idle timeout of this exchange's connection is to be ignored: the request is in
+     * its handler (waiting for a turn, running, or between reads of its body), its response's
+     * write has not begun, and the handler is not waiting for the body (that wait is the client's).
+     */
+    boolean excusesIdleTimeout() {
+        return !writing && !readingBody && ((int) STATE.getVolatile(this) & FINISHED) != FINISHED;
     }
 
     /** The connection's endpoint, whose idle timeout a drain raises. */
@@ -141,14 +155,10 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             if (owner.limiter != null && !acquire()) {
                 return;
             }
-            boolean body = hasBody(request);
-            if (!body) {
-                suspendIdleTimeout(); // before the check: an answer from here on puts it back
-            }
             if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
-                restartIdleTimeout(); // the request timed out while waiting for a permit
-                return;
+                return; // the request timed out while waiting for a permit
             }
+            boolean body = hasBody(request);
             IPersistentMap ring = RequestMap.of(request, body
                     ? new RequestBody(Request.asInputStream(request), owner.maxBodyBytes)
                     : EmptyBody.INSTANCE);
@@ -239,7 +249,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
                 writeLast(ByteBuffer.wrap(bytes));
             } else {
                 OutputStream out = Content.Sink.asOutputStream((last, chunk, cb) -> {
-                    restartIdleTimeout();
+                    beginWrite();
                     response.write(last, chunk, cb);
                 });
                 owner.bodyWriter.invoke(body, ring, out);
@@ -253,7 +263,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
 
     /** Answers a WebSocket response: upgrades the connection, or says why it cannot. */
     private void upgrade(Object ring, Object listener) {
-        restartIdleTimeout();
+        beginWrite();
         WebSockets ws = owner.webSockets;
         try {
             if (ws == null) {
@@ -502,58 +512,25 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
 
     /** Writes the response's last (here: only) content, completing this callback. */
     private void writeLast(ByteBuffer content) {
-        restartIdleTimeout();
+        beginWrite();
         response.write(true, content, this);
     }
 
     /**
-     * Takes the idle timeout off an HTTP/1 connection while its request (one without a body) is in
-     * the handler. Jetty's idle timeout counts from the connection's last I/O, so while a handler
-     * slower than it runs, it would fire every idle period: the idle-timeout listener excuses each
-     * firing, but a firing decided just before the response's write began and acted on during it
-     * failed the write (a lost response, "the response was lost: TimeoutException: Idle timeout
-     * expired"), and one acted on just after the response was complete closed the kept-alive
-     * connection as idle (the client's next request went unanswered). Both were seen on a loaded
-     * machine. {@link #restartIdleTimeout} puts it back as the response's first write begins.
-     * Requests with a body keep it: it guards the handler's reads of the body. HTTP/2 streams share
-     * one connection and keep theirs.
+     * Marks the connection active as a write of the response begins, then the exchange as writing:
+     * from here on the idle timeout measures the client, and a write fails only when the client
+     * has taken none of it for a whole idle timeout. Jetty fails a write that is pending when the
+     * idle timeout expires, however briefly it has been pending: the mark makes a firing decided
+     * before the write stale, and {@link RingHttpConnection} ignores a stale one (the order, mark
+     * first, is what lets it tell). The mark goes to every endpoint down to the socket's (under TLS).
      */
-    private void suspendIdleTimeout() {
-        if (request.getConnectionMetaData().getHttpVersion().getVersion() >= 20) {
-            return;
-        }
-        EndPoint endPoint = endPoint();
-        long idleTimeout = endPoint.getIdleTimeout();
-        if (idleTimeout > 0) {
-            suspendedIdleTimeout = idleTimeout;
-            endPoint.setIdleTimeout(0);
-        }
-    }
-
-    /**
-     * Restarts the connection's idle timeout as a write of the response begins: marks the
-     * connection active, then puts back the idle timeout {@link #suspendIdleTimeout} took off
-     * (unless a drain has set another since: a drain's timeout stays). Jetty fails a write that is
-     * pending when the idle timeout expires, however briefly it has been pending: without the
-     * restart, after a handler slower than the idle timeout, one that fired in the instant between
-     * the write's start and its first flushed byte failed the write. From here on the timeout
-     * measures the client: a write fails only when the client has taken none of it for a whole idle
-     * timeout. The activity mark goes to every endpoint down to the socket's (under TLS).
-     */
-    private void restartIdleTimeout() {
-        EndPoint endPoint = endPoint();
-        for (EndPoint e = endPoint; e != null; e = e instanceof EndPoint.Wrapper w ? w.unwrap() : null) {
+    private void beginWrite() {
+        for (EndPoint e = endPoint(); e != null; e = e instanceof EndPoint.Wrapper w ? w.unwrap() : null) {
             if (e instanceof IdleTimeout idle) {
                 idle.notIdle();
             }
         }
-        long suspended = suspendedIdleTimeout;
-        if (suspended > 0) {
-            suspendedIdleTimeout = 0;
-            if (endPoint.getIdleTimeout() == 0) {
-                endPoint.setIdleTimeout(suspended); // after notIdle(): it checks for expiry at once
-            }
-        }
+        writing = true;
     }
 
     private void dropped(String what) {

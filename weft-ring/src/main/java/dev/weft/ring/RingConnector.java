@@ -3,6 +3,7 @@ package dev.weft.ring;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.eclipse.jetty.server.ConnectionFactory;
+import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 
@@ -28,6 +29,17 @@ public class RingConnector extends ServerConnector {
     public RingConnector(Server server, int acceptors, int selectors, RingHandler handler, ConnectionFactory... factories) {
         super(server, acceptors, selectors, factories);
         this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * The HTTP/1.1 connection factory to give this connector (alone, under TLS, or before h2c):
+     * Jetty's, with an idle timeout that never cuts a request still in its handler, while a
+     * pending read of its body and a response the client does not take still time out. Without
+     * it, a {@link RingHandler} falls back on Jetty's idle-timeout listener, which leaves a race:
+     * a timeout that fires as a slow handler's response begins can fail that response.
+     */
+    public static ConnectionFactory http1(HttpConfiguration config) {
+        return new RingHttpConnection.Factory(Objects.requireNonNull(config, "config"));
     }
 
     @Override

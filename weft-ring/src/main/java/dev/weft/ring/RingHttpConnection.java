@@ -1,0 +1,85 @@
+package dev.weft.ring;
+
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.IdleTimeout;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.internal.HttpConnection;
+
+/**
+ * Jetty's HTTP/1 connection, with an idle timeout that never cuts a request still in its handler.
+ *
+ * <p>Why. Jetty's idle timeout counts from the connection's last I/O, so while a handler slower
+ * than it runs, it fires every idle period. Jetty asks the request's idle-timeout listeners only
+ * when no read or write is pending; a firing decided just before the response's write began and
+ * acted on during it failed the write (a lost response), and one acted on just after the response
+ * was complete closed the kept-alive connection as idle. Both were seen on a loaded machine. Taking
+ * the timeout off for the handler's duration (and putting it back for the write) closes those
+ * races too, but costs two timer operations per request on Jetty's scheduler, about 3% of the
+ * server's CPU per request without a sleep; this check costs two volatile reads, and only when
+ * the timeout fires.
+ *
+ * <p>What. When the timeout fires, {@link #onIdleExpired} lets it through to Jetty only when it is
+ * real: not while the connection's request is in its handler (waiting for a turn, running, or
+ * between reads of its body), and not when the connection has seen I/O since the timeout decided
+ * to fire (the response's write marks the connection active before it begins, so a write is
+ * never failed by a firing decided before it). A pending read of the body, and a response the
+ * client does not take, still time out: those are the client's.
+ */
+final class RingHttpConnection extends HttpConnection {
+
+    /** The exchange of the request this connection serves now, or the last one; null before the first. */
+    private volatile Exchange exchange;
+
+    RingHttpConnection(HttpConfiguration config, Connector connector, EndPoint endPoint) {
+        super(config, connector, endPoint);
+    }
+
+    /** Called as a request of this connection enters the handler. */
+    void serving(Exchange exchange) {
+        this.exchange = exchange;
+    }
+
+    @Override
+    public boolean onIdleExpired(TimeoutException timeout) {
+        Exchange e = exchange;
+        // Read before the activity check: a write marks the connection active before it says it
+        // is writing, so an exchange seen writing has its mark seen too.
+        if (e != null && e.excusesIdleTimeout()) {
+            return false;
+        }
+        if (activeSinceFiring()) {
+            return false;
+        }
+        return super.onIdleExpired(timeout);
+    }
+
+    /**
+     * Whether the connection has seen I/O within its idle timeout, i.e. since this firing was
+     * decided: the timer that fires is the socket's, under any TLS endpoints.
+     */
+    private boolean activeSinceFiring() {
+        EndPoint endPoint = getEndPoint();
+        while (endPoint instanceof EndPoint.Wrapper w) {
+            endPoint = w.unwrap();
+        }
+        return endPoint instanceof IdleTimeout idle && idle.getIdleFor() < idle.getIdleTimeout();
+    }
+
+    /** The HTTP/1.1 connection factory whose connections are {@link RingHttpConnection}s. */
+    static final class Factory extends HttpConnectionFactory {
+        Factory(HttpConfiguration config) {
+            super(config);
+        }
+
+        @Override
+        public Connection newConnection(Connector connector, EndPoint endPoint) {
+            RingHttpConnection connection = new RingHttpConnection(getHttpConfiguration(), connector, endPoint);
+            connection.setTransferEncodingChunkMaxLength(getTransferEncodingChunkMaxLength());
+            return configure(connection, connector, endPoint);
+        }
+    }
+}
