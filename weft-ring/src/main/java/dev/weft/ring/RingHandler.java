@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  * the request, so time spent waiting for a permit counts too. Writing the body is not covered:
  * Jetty's idle timeout guards slow clients.
  *
+ * <p>Connections. Serve it through a {@link RingConnector} whose HTTP/1.1 factory is
+ * {@link RingConnector#http1}: the connector keeps the connections of requests in flight open
+ * for a drain, and the factory's connections keep Jetty's idle timeout off a request still in its
+ * handler (with another factory, a timeout that fires as a slow handler's response begins can
+ * fail that response).
+ *
  * <p>Drain. The handler is {@link Graceful}: when the server stops with a stop timeout, new requests
  * (on connections that are still open) get 503 with {@code Connection: close}, and the stop waits
  * until every request in flight has its response written and its handler returned. Whatever is
@@ -251,7 +257,6 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
         return ws == null ? 0 : ws.openCount();
     }
 
-    /** The limiter bounding requests in flight, or null. */
     /** The limiter bounding requests in flight, or null. */
     public Limiter limiter() {
         return limiter;
