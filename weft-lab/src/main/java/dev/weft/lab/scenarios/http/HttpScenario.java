@@ -54,6 +54,14 @@ public final class HttpScenario implements Scenario {
     /** WebSockets of the echo variant (smoke mode opens fewer). */
     static final int WS_SOCKETS = 1000;
 
+    /**
+     * http-kit 2.9.0-beta4's server CPU per request on {@code /nosleep} at 120 connections as a
+     * share of plain Jetty's, median of 12 paired wrk rounds measured by hand on a 2-core machine
+     * (decision 0303): http-kit lives on Clojars, which the lab cannot use, so its stretch goal is
+     * judged through plain Jetty, which runs in every lab.
+     */
+    static final double HTTP_KIT_VS_JETTY_CPU = 0.795;
+
     /** Environment variable that picks the load generator: {@code auto} (the default), {@code wrk} or {@code built-in}. */
     static final String LOAD_ENV = "WEFT_LAB_HTTP_LOAD";
 
@@ -513,11 +521,13 @@ public final class HttpScenario implements Scenario {
         Double ringUs = measured.get(RING_NOSLEEP).cpuUs();
         Double jettyUs = measured.get(JETTY_NOSLEEP).cpuUs();
         if (ringUs != null && jettyUs != null) {
+            double vsHttpKit = ringUs / jettyUs / HTTP_KIT_VS_JETTY_CPU;
             ctx.note(String.format(Locale.ROOT, "Without the sleep, server CPU per request (median of the paired rounds):"
-                            + " weft-ring %.1f us, plain Jetty %.1f us. Stretch goal, judged against the issue's figures only"
-                            + " (http-kit 2.9.0-beta4 on virtual threads, measured by hand on this machine, not in this run:"
-                            + " 9.6-13.8 us per request at 83-116k req/s with wrk): weft-ring %s http-kit's range.",
-                    ringUs, jettyUs, ringUs <= 9.6 ? "is below" : ringUs <= 13.8 ? "is within" : "is above"));
+                            + " weft-ring %.1f us, plain Jetty %.1f us. Stretch goal, weft-ring at or below http-kit's CPU per"
+                            + " request: http-kit 2.9.0-beta4 on virtual threads, measured by hand side by side with this plain"
+                            + " Jetty (not in this run; decision 0303), needs %.3fx Jetty's, so weft-ring needs about %.2fx"
+                            + " http-kit's: %s.",
+                    ringUs, jettyUs, HTTP_KIT_VS_JETTY_CPU, vsHttpKit, vsHttpKit <= 1.0 ? "met" : "NOT met"));
         }
         Object ringThreads = measured.get("weft-ring@1000").scheduler().get("peak_platform_threads");
         Object jettyThreads = measured.get("jetty-virtual@1000").scheduler().get("peak_platform_threads");
