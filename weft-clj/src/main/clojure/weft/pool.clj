@@ -142,3 +142,30 @@
   ([^Pool p timeout] (.close p (impl/duration "timeout" timeout))))
 
 (options/document! #'pool pool-options)
+
+(def ^:private admission-options
+  (options/spec "weft.pool/admission-limiter"
+                [{:key :target-wait :type :duration :default 50
+                  :doc "the longest a caller let in should wait for a resource: the limit is the pool's :max-size plus what the pool serves in this time"}]
+                {:example "{:target-wait 50}"}))
+
+(defn admission-limiter
+  "A dev.weft.limit.Limiter that admits by `p`'s pressure (dev.weft.pool.PoolLimit, decision
+  0900): the pool's :max-size plus the queue it serves within `:target-wait` at the rate it is
+  serving now, shedding whatever is over it at once (LimitExceededException; weft-ring answers
+  503 with Retry-After). Share it between every entry point that borrows from `p`:
+
+    (ring/run-server handler {:port 8080 :limiter (admission-limiter db {:target-wait 50})})
+
+  For a dev.weft.jdbc.WeftDataSource, give its pool: `(.pool data-source)`. Throws
+  InvalidOptionException for a negative :target-wait, IllegalArgumentException for a closed pool."
+  (^dev.weft.limit.Limiter [p] (admission-limiter p {}))
+  (^dev.weft.limit.Limiter [p opts]
+   (when-not (instance? Pool p)
+     (throw (options/error "weft.pool/admission-limiter"
+                           (str "the first argument must be a dev.weft.pool.Pool (for a WeftDataSource, its (.pool ds)); got "
+                                (pr-str (type p)))
+                           {:pool p})))
+   (dev.weft.pool.PoolLimit/limiter p (:target-wait (options/check admission-options opts)))))
+
+(options/document! #'admission-limiter admission-options)

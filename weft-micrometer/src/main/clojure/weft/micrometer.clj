@@ -16,7 +16,8 @@
 (defn ring-metrics
   "A MeterBinder (dev.weft.micrometer.WeftRingMetrics) for a weft-ring `server`: gauges
   weft.ring.in.flight and weft.ring.waiting, counters weft.ring.rejected and
-  weft.ring.abandoned, and weft.ring.limit when the server's stats have a :limit, read from
+  weft.ring.abandoned, weft.ring.admitted, weft.ring.shed and weft.ring.dropped, and
+  weft.ring.limit when the server has a limiter, read from
   `(weft.ring/stats server)` at each scrape. Options: :name (the `server` tag; default
   \"port-<port>\"), :tags (a map of more tags)."
   (^WeftRingMetrics [server] (ring-metrics server {}))

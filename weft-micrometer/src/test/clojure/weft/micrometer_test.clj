@@ -12,7 +12,7 @@
 
 (defn- meter [^SimpleMeterRegistry r ^String name]
   (let [s (.tag (.get r name) "server" "api")]
-    (if (#{"weft.ring.rejected" "weft.ring.abandoned"} name)
+    (if (#{"weft.ring.rejected" "weft.ring.abandoned" "weft.ring.admitted" "weft.ring.shed" "weft.ring.dropped"} name)
       (.count (.functionCounter s))
       (.value (.gauge s)))))
 
@@ -32,6 +32,9 @@
         (is (= 503 (.statusCode ^HttpResponse (.send client request (HttpResponse$BodyHandlers/ofString))))
             "the server is full: the second request is rejected")
         (is (= 1.0 (meter registry "weft.ring.rejected")))
+        (is (= 1.0 (meter registry "weft.ring.shed")))
+        (is (= 1.0 (meter registry "weft.ring.admitted")))
+        (is (= 0.0 (meter registry "weft.ring.dropped")))
         (is (= 0.0 (meter registry "weft.ring.waiting")))
         (deliver release true)
         (is (= 200 (.statusCode ^HttpResponse (.get first-response 10 TimeUnit/SECONDS)))))
@@ -39,7 +42,7 @@
         (deliver release true)
         (ring/stop-server server)))
     (is (= 0.0 (meter registry "weft.ring.in.flight")))
-    (is (nil? (.gauge (.find registry "weft.ring.limit"))) "no adaptive limit, no limit gauge")))
+    (is (= 1.0 (meter registry "weft.ring.limit")) "a fixed cap is the limit the gauge reads")))
 
 (deftest an-adaptive-limit-shows-as-the-limit-gauge
   (let [current (atom 3)

@@ -42,10 +42,11 @@
             [clojure.string :as str]
             [weft.impl :as impl]
             [weft.impl.options :as options]
+            [weft.ring.impl.admission :as admission]
             [weft.ring.impl.server :as server-impl]
             [weft.ring.impl.websocket :as websocket]
             [weft.ring.protocols :as protocols])
-  (:import (dev.weft.limit AdaptiveLimit Limiter)
+  (:import (dev.weft.limit Limiter)
            (dev.weft.ring RingConnector RingHandler Tls)
            (java.nio.file Path)
            (org.eclipse.jetty.alpn.server ALPNServerConnectionFactory)
@@ -85,15 +86,15 @@
     {:key :async? :type :boolean :doc "call the handler's 3-arity form (request respond raise)" :default false}
     {:key :max-concurrency :type :pos-int :aliases [:max-in-flight]
      :doc "most requests handled at once; more wait for a turn (see :max-waiting)" :default-doc "no cap"}
-    (merge (options/instance-of AdaptiveLimit "a dev.weft.limit.AdaptiveLimit, e.g. (weft.concurrency-limits/vegas {}) from weft-concurrency-limits")
-           {:key :limit
-            :doc "an adaptive limit on requests handled at once, instead of a fixed :max-concurrency: it learns from each request's latency (from its turn to its response written) how many the handler bears; more wait (see :max-waiting) or get 503 with Retry-After; (:limit (stats server)) is its current value"
-            :default-doc "none"})
+    {:key :limiter :valid? admission/limiter-value? :must-be "a dev.weft.limit.Limiter (fixed, or built with an AdaptiveLimit)"
+     :aliases {:limit admission/from-adaptive-limit}
+     :doc "a dev.weft.limit.Limiter whose permits the requests handled at once hold, instead of a fixed :max-concurrency; it may be shared with other servers and entry points, e.g. (weft.pool/admission-limiter pool {}) to follow a connection pool's pressure; requests over it wait by its own rules or get 503 with Retry-After; (:limit (stats server)) is its current value. An adaptive one: (weft.limit/limiter \"api\" (weft.concurrency-limits/vegas {}) {}). Its deprecated name :limit took the AdaptiveLimit itself (waiting by :max-waiting, 0 by default, and :max-wait)"
+     :default-doc "none"}
     {:key :max-waiting :type :nat-int :aliases [:max-queued]
-     :doc "most requests waiting for a turn beyond :max-concurrency or :limit (it needs one of them); more get 503 at once"
-     :default-doc "as many as :max-concurrency; 0 under :limit (shed at once)"}
+     :doc "most requests waiting for a turn beyond :max-concurrency (it needs it; a :limiter has its own); more get 503 at once"
+     :default-doc "as many as :max-concurrency"}
     (merge pos-duration {:key :max-wait :aliases [:queue-timeout-ms]
-                         :doc "longest a request waits for its turn under :max-concurrency or :limit (it needs one of them), then 503" :default-doc "as long as it takes"})
+                         :doc "longest a request waits for its turn under :max-concurrency (it needs it; a :limiter has its own), then 503" :default-doc "as long as it takes"})
     {:key :retry-after :type :duration :aliases {:retry-after-s #(* 1000 %)}
      :doc "Retry-After of the 503s sent when the server is full or stopping, sent in whole seconds rounded up"
      :default 1000}
@@ -130,39 +131,38 @@
     {:key :http2? :type :boolean :default false
      :doc "also speak HTTP/2: h2 over TLS (ALPN) on :ssl-port and h2c (prior knowledge or Upgrade) on :port"}]
    {:exclusive [[:keystore :ssl-cert "a key store, or PEM files"]
-                [:max-concurrency :limit "a fixed cap, or an adaptive one"]]
+                [:max-concurrency :limiter "a fixed cap, or a limiter"]]
     :example "{:port 8080}"}))
 
 (defn- check-waiting-has-a-cap
   "Throws when an option about waiting for a turn (:max-waiting, :max-wait) was given without
-  :max-concurrency or :limit: with no cap, no request ever waits, so the option would
-  silently do nothing. `given` is the map as the caller wrote it (to name a deprecated name
+  :max-concurrency or the deprecated :limit: with no cap, no request ever waits, so the option
+  would silently do nothing; with a :limiter of the caller's, its own rules say who waits, so
+  the option would silently do nothing either. `given` is the map as the caller wrote it (to name a deprecated name
   they used), `checked` what `options/check` made of it (nil values left out; neither option
   has a default, so only what the caller gave counts)."
   [given checked]
-  (when-not (or (:max-concurrency checked) (:limit checked))
+  (when (admission/shared? checked)
+    (when-let [k (first (filter #(contains? checked %) [:max-waiting :max-wait]))]
+      (throw (options/error "weft.ring/run-server"
+                            (str k " was given with :limiter, whose own rules say who waits and how long:"
+                                 " set them when building it (Limiter/builder's .maxWaiting and .maxWait),"
+                                 " or leave " k " out")
+                            {:option k :options given}))))
+  (when-not (or (:max-concurrency checked) (:limiter checked))
     (when-let [ks (seq (filter #(contains? checked %) [:max-waiting :max-wait]))]
       (let [old-name (fn [k] (some (fn [[old [new]]] (when (and (= new k) (some? (get given old))) old))
                                    (:aliases server-options)))
             one? (not (next ks))]
         (throw (options/error "weft.ring/run-server"
-                              (str (str/join " and " ks) (if one? " needs" " need") " :max-concurrency or :limit"
-                                   " (the wait is for a turn under one; without one no request waits, so "
+                              (str (str/join " and " ks) (if one? " needs" " need") " :max-concurrency"
+                                   " (the wait is for a turn under it; without it no request waits, so "
                                    (if one? "it" "they") " would do nothing"
                                    (apply str (for [k ks :let [old (old-name k)] :when old]
                                                 (str "; " old " is the deprecated name of " k)))
-                                   "): add :max-concurrency or :limit, or leave "
+                                   "): add :max-concurrency (or give a :limiter with its own waiting rules), or leave "
                                    (str/join " and " (map #(or (old-name %) %) ks)) " out")
                               {:option (first ks) :options given}))))))
-
-(defn- limiter ^Limiter [{:keys [max-concurrency limit max-waiting max-wait]}]
-  (when (or max-concurrency limit)
-    (let [b (if limit
-              (.maxWaiting (Limiter/builder "ring" ^AdaptiveLimit limit) (int (or max-waiting 0)))
-              (.maxWaiting (Limiter/builder "ring" (int max-concurrency)) (int (or max-waiting max-concurrency))))]
-      (when max-wait
-        (.maxWait b ^Duration max-wait))
-      (.build b))))
 
 (defn- retry-after-seconds
   "Whole seconds, rounded up: Retry-After has no fractions."
@@ -208,7 +208,8 @@
   "Starts a Jetty server that serves the Ring handler `handler` and returns it, a map with
   `:port` (the port it listens on), `:ssl-port` (the TLS port, or nil), `:host`, `:jetty`
   (the org.eclipse.jetty.server.Server, for what weft does not cover), `:handler` (its
-  dev.weft.ring.RingHandler) and, with an adaptive limit, `:limit` (the AdaptiveLimit). Every call of the handler runs on a virtual thread (with
+  dev.weft.ring.RingHandler), `:limiter` (the dev.weft.limit.Limiter bounding its requests, or
+  nil) and, with the deprecated `:limit`, `:limit` (the AdaptiveLimit). Every call of the handler runs on a virtual thread (with
   HTTP/2, every stream's); the server is ready when this returns.
 
   TLS: `:ssl-port` with `:keystore` (and `:keystore-password`) or `:ssl-cert` and `:ssl-key`
@@ -216,13 +217,19 @@
   certificate without a restart. HTTP/2: `:http2? true` adds h2 (ALPN) on the TLS port and
   h2c on the plain one; requests then say `:protocol \"HTTP/2\"`.
 
-  Limits: `:max-concurrency` caps the requests handled at once at a fixed number; `:limit`
-  takes an adaptive limit instead (a dev.weft.limit.AdaptiveLimit, e.g.
-  `(weft.concurrency-limits/vegas {})` from weft-concurrency-limits), which learns from each
-  request's latency how many the handler bears. Either way, requests beyond it wait for a
-  turn (`:max-waiting`, `:max-wait`; none by default under `:limit`) or are shed with 503
-  and Retry-After. Under `:limit`, a request that times out (`:request-timeout`) counts as a
-  drop; a handler that throws, a bad body or a stop counts as nothing.
+  Limits: `:max-concurrency` caps the requests handled at once at a fixed number (requests
+  beyond it wait for a turn, `:max-waiting`, `:max-wait`); `:limiter` takes a
+  dev.weft.limit.Limiter instead, fixed or adaptive, which other servers and entry points may
+  share: `(weft.pool/admission-limiter pool {})` follows a connection pool's pressure,
+  `(weft.limit/limiter \"api\" (weft.concurrency-limits/vegas {}) {})` learns from each
+  request's latency how many the handler bears. Requests beyond the limit wait by its rules or
+  are shed with 503 and Retry-After. With an adaptive limit, a request that times out
+  (`:request-timeout`) counts as a drop; a handler that throws, a bad body, a client gone or a
+  stop counts as nothing. Work for a client that has gone is not started: a request whose
+  `:request-timeout` passed, or whose client went away (an HTTP/2 stream reset, a connection
+  Jetty saw close), while it waited for its turn is dropped before its handler is called;
+  while in its handler, its thread is interrupted (a borrow from a weft pool then fails
+  without taking a connection). `(stats server)` counts them as `:dropped`.
 
   Unknown unqualified keys are refused (a typo would silently change nothing);
   namespaced keys are ignored, so an application may keep its own settings in the map.
@@ -242,7 +249,7 @@
         pool (doto (QueuedThreadPool. (int jetty-threads) 4)
                (.setName "weft-ring-jetty"))
         server (Server. pool)
-        ring-handler (RingHandler. handler (boolean async?) (limiter opts) request-timeout
+        ring-handler (RingHandler. handler (boolean async?) (admission/limiter opts) request-timeout
                                    (retry-after-seconds retry-after) (long (or max-body-bytes -1))
                                    #'protocols/write-body-to-stream request-read-timeout)
         config (doto (HttpConfiguration.)
@@ -278,7 +285,8 @@
                    (ex-info (str "weft.ring/run-server: the server did not start on " address ": " (ex-message e))
                             {:host host :port port :ssl-port ssl-port} e))))))
     (cond-> (server-impl/->RingServer (.getLocalPort plain) (some-> secure .getLocalPort) host server ring-handler tls)
-      (:limit opts) (assoc :limit (:limit opts)))))
+      (.limiter ring-handler) (assoc :limiter (.limiter ring-handler))
+      (admission/adaptive-limit opts) (assoc :limit (admission/adaptive-limit opts)))))
 
 (options/document! #'run-server server-options)
 
@@ -318,9 +326,14 @@
 (defn stats
   "What `server` is doing now, as a map:
     :in-flight  requests let in and not yet finished (answered, and their handler returned)
-    :waiting    requests waiting for a turn under :max-concurrency or :limit (0 without one)
-    :limit      the adaptive limit's current value (only with :limit)
-    :rejected   requests answered 503 because the server was full, since it started
+    :waiting    requests waiting for a turn under the limiter (every waiter of a shared one;
+                0 without a limiter)
+    :limit      the limiter's current limit (permits), only with a limiter
+    :admitted   requests let past the limiter (all requests handled, without one) since it started
+    :shed       requests answered 503 because the limiter was full, since it started
+    :rejected   the same as :shed (its former name, kept for its readers)
+    :dropped    requests dropped since it started because their :request-timeout passed or
+                their client went away before they were answered (see `run-server`)
     :abandoned  requests cut off by the last stop (see `stop-server`)
     :lost       responses that could not be written since the server started (the client
                 went away, its connection timed out or closed, or a streaming body failed
@@ -331,8 +344,11 @@
         ^Limiter limiter (.limiter handler)]
     (cond-> {:in-flight (.inFlight handler)
              :waiting (if limiter (.waiting limiter) 0)
-             :rejected (if limiter (.rejected limiter) 0)
+             :admitted (.admitted handler)
+             :shed (.shed handler)
+             :rejected (.shed handler)
+             :dropped (.dropped handler)
              :abandoned (.abandoned handler)
              :lost (.lost handler)
              :websockets (.openWebSockets handler)}
-      (:limit server) (assoc :limit (.permits limiter)))))
+      limiter (assoc :limit (.permits limiter)))))

@@ -275,22 +275,22 @@
     (is (str/includes? (msg {:port 0 :max-queued 3}) ":max-waiting needs :max-concurrency")
         "a deprecated name is checked under its new one")
     (testing ":max-wait without a cap to wait under would do nothing: an error, naming the fix"
-      (is (= (str "weft.ring/run-server: :max-wait needs :max-concurrency or :limit (the wait is for a turn"
-                  " under one; without one no request waits, so it would do nothing): add :max-concurrency"
-                  " or :limit, or leave :max-wait out")
+      (is (= (str "weft.ring/run-server: :max-wait needs :max-concurrency (the wait is for a turn"
+                  " under it; without it no request waits, so it would do nothing): add :max-concurrency"
+                  " (or give a :limiter with its own waiting rules), or leave :max-wait out")
              (msg {:port 0 :max-wait 100})))
       (is (str/includes? (msg {:port 0 :max-wait (java.time.Duration/ofSeconds 1)}) ":max-wait needs"))
       (is (str/ends-with? (msg {:port 0 :queue-timeout-ms 100})
-                          (str ":max-wait needs :max-concurrency or :limit (the wait is for a turn under one;"
-                               " without one no request waits, so it would do nothing; :queue-timeout-ms is the"
-                               " deprecated name of :max-wait): add :max-concurrency or :limit, or leave"
-                               " :queue-timeout-ms out"))
+                          (str ":max-wait needs :max-concurrency (the wait is for a turn under it;"
+                               " without it no request waits, so it would do nothing; :queue-timeout-ms is the"
+                               " deprecated name of :max-wait): add :max-concurrency (or give a :limiter with its"
+                               " own waiting rules), or leave :queue-timeout-ms out"))
           "the deprecated name the caller wrote is the one named")
       (is (str/ends-with? (msg {:port 0 :max-queued 3 :max-wait 100})
-                          (str ":max-waiting and :max-wait need :max-concurrency or :limit (the wait is for a turn"
-                               " under one; without one no request waits, so they would do nothing; :max-queued is"
-                               " the deprecated name of :max-waiting): add :max-concurrency or :limit, or leave"
-                               " :max-queued and :max-wait out"))
+                          (str ":max-waiting and :max-wait need :max-concurrency (the wait is for a turn"
+                               " under it; without it no request waits, so they would do nothing; :max-queued is"
+                               " the deprecated name of :max-waiting): add :max-concurrency (or give a :limiter"
+                               " with its own waiting rules), or leave :max-queued and :max-wait out"))
           "both given: both are named")
       (is (= {:weft/error :weft/invalid-option :fn "weft.ring/run-server" :option :max-wait
               :options {:port 0 :max-wait 100}}
@@ -342,7 +342,8 @@
         (is (= 1024 (.getAcceptQueueSize c)) "a backlog large enough for 1,000 simultaneous connects"))
       ;; The client may read the response before the handler's thread has returned.
       (await! #(zero? (:in-flight (ring/stats s))))
-      (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0 :lost 0 :websockets 0} (ring/stats s)))
+      (is (= {:in-flight 0 :waiting 0 :admitted 1 :shed 0 :rejected 0 :dropped 0 :abandoned 0 :lost 0 :websockets 0}
+             (ring/stats s)))
       (finally
         (.close ^java.lang.AutoCloseable s))))
   (testing "the value is a map of the documented keys; no constructor of it is in weft.ring's API"

@@ -212,9 +212,12 @@
 (deftest limit-options-are-checked
   (let [msg (fn [opts] (try (ring/run-server identity opts) nil
                             (catch dev.weft.clj.InvalidOptionException e (ex-message e))))]
-    (is (re-find #":limit must be a dev.weft.limit.AdaptiveLimit" (msg {:port 0 :limit :adaptive})))
-    (is (re-find #":max-concurrency and :limit were both given" (msg {:port 0 :max-concurrency 4 :limit (limits/vegas)})))
-    (is (re-find #":max-waiting needs :max-concurrency or :limit" (msg {:port 0 :max-waiting 2}))))
-  (testing "without :limit, stats has no :limit"
+    (is (re-find #":limiter must be a dev.weft.limit.Limiter" (msg {:port 0 :limit :adaptive}))
+        "the deprecated :limit is checked under its new name, :limiter")
+    (is (re-find #":max-concurrency and :limiter were both given" (msg {:port 0 :max-concurrency 4 :limit (limits/vegas)})))
+    (is (re-find #":max-waiting needs :max-concurrency" (msg {:port 0 :max-waiting 2}))))
+  (testing "without a limiter, stats has no :limit; with a fixed cap, :limit is the cap"
+    (with-server [s (fn [_] {:status 200}) {}]
+      (is (not (contains? (ring/stats s) :limit))))
     (with-server [s (fn [_] {:status 200}) {:max-concurrency 3}]
-      (is (not (contains? (ring/stats s) :limit))))))
+      (is (= 3 (:limit (ring/stats s)))))))

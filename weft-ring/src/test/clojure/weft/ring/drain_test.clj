@@ -43,7 +43,7 @@
               (let [results (mapv #(.get ^Future % 60 TimeUnit/SECONDS) responses)]
                 (is (= (repeat n 200) (map :status results)))
                 (is (= (map #(str "done /" %) (range n)) (map :body results)))))
-            (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0 :lost 0 :websockets 0} (ring/stats s)))))
+            (is (= {:in-flight 0 :waiting 0 :admitted 1000 :shed 0 :rejected 0 :dropped 0 :abandoned 0 :lost 0 :websockets 0} (ring/stats s)))))
         (finally
           (.countDown gate)
           (ring/stop-server s {:timeout-ms 0}))))))

@@ -14,8 +14,11 @@ import java.util.function.Supplier;
  * A weft-ring server's {@code (weft.ring/stats server)} as meters tagged {@code server}: gauges
  * {@code weft.ring.in.flight} and {@code weft.ring.waiting}, counters {@code weft.ring.rejected}
  * (503s because the server was full) and {@code weft.ring.abandoned} (requests cut off by a stop),
- * and, when the statistics have a {@code limit} (an adaptive limit), the gauge
- * {@code weft.ring.limit}. From Clojure use {@code weft.micrometer/ring-metrics}.
+ * and, when the statistics have a {@code limit} (a limiter), the gauge {@code weft.ring.limit}; when
+ * they have the admission counts, the counters {@code weft.ring.admitted} (requests let past the
+ * limiter), {@code weft.ring.shed} (the same 503s) and {@code weft.ring.dropped} (requests dropped
+ * because their deadline passed or their client went away first). From Clojure use
+ * {@code weft.micrometer/ring-metrics}.
  *
  * <p>The statistics are read through {@code stats}, a supplier of a map whose keys are those
  * names, as strings or as Clojure keywords ({@code :in-flight}), and whose values are numbers; a
@@ -48,7 +51,16 @@ public final class WeftRingMetrics implements MeterBinder {
                 .description("Requests cut off by a stop").register(registry);
         if (!Double.isNaN(read("limit"))) {
             Gauge.builder("weft.ring.limit", () -> read("limit")).tags(tags)
-                    .description("The server's current (adaptive) limit on requests in flight").register(registry);
+                    .description("The server's current limit on requests in flight").register(registry);
+        }
+        if (!Double.isNaN(read("admitted"))) {
+            FunctionCounter.builder("weft.ring.admitted", this, m -> m.read("admitted")).tags(tags)
+                    .description("Requests let past the server's limiter").register(registry);
+            FunctionCounter.builder("weft.ring.shed", this, m -> m.read("shed")).tags(tags)
+                    .description("Requests answered 503 because the limiter was full").register(registry);
+            FunctionCounter.builder("weft.ring.dropped", this, m -> m.read("dropped")).tags(tags)
+                    .description("Requests dropped because their deadline passed or their client went away first")
+                    .register(registry);
         }
     }
 

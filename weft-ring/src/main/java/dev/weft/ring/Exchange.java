@@ -53,6 +53,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
     static final int HANDLER_DONE = 4;
     static final int TIMED_OUT = 8;
     static final int ABANDONED = 16;
+    static final int GONE = 32; // the client went away before the answer (decision 0900)
     private static final int FINISHED = RESPONDED | HANDLER_DONE;
 
     private static final VarHandle STATE;
@@ -93,6 +94,8 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         // client's. A firing acted on just as a write begins would fail that write; weft's HTTP/1
         // connections ask excusesIdleTimeout() first, which closes that race (RingHttpConnection).
         request.addIdleTimeoutListener(this); // test(): no listener object of its own per request
+        // Jetty reports a client that went away (an HTTP/2 stream reset, a connection it saw close).
+        request.addFailureListener(this::clientFailed);
         if (request.getConnectionMetaData().getConnection() instanceof RingHttpConnection connection) {
             connection.serving(this);
         }
@@ -156,8 +159,14 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
                 return;
             }
             if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
-                return; // the request timed out while waiting for a permit
+                return; // the request timed out, or its client went away, while waiting for a permit
             }
+            if (!endPoint().isOpen()) {
+                // Work for a client that has gone is not started (decision 0900).
+                clientFailed(new EofException("the client went away while the request waited for its turn"));
+                return;
+            }
+            owner.admission.admit();
             boolean body = hasBody(request);
             IPersistentMap ring = RequestMap.of(request, body
                     ? new RequestBody(Request.asInputStream(request), owner.maxBodyBytes)
@@ -203,6 +212,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             return true;
         } catch (LimitExceededException e) {
             if (claim(0)) {
+                owner.admission.reject();
                 LOG.debug("{} {}: rejected with 503: {}", request.getMethod(), request.getHttpURI().getPath(), e.getMessage());
                 writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is at its limit of requests in flight",
                         true, false);
@@ -308,9 +318,9 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             return;
         }
         int s = (int) STATE.getVolatile(this);
-        if ((s & (TIMED_OUT | ABANDONED)) != 0 && (interrupted(t) || bodyFailure != null)) {
+        if ((s & (TIMED_OUT | ABANDONED | GONE)) != 0 && (interrupted(t) || bodyFailure != null)) {
             LOG.debug("{} {}: the handler ended by interrupt after its request {}", request.getMethod(), path(),
-                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
+                    (s & TIMED_OUT) != 0 ? "timed out" : (s & GONE) != 0 ? "lost its client" : "was abandoned by the server's stop");
         } else {
             LOG.error("{} {}: the handler failed after its request was answered", request.getMethod(), path(), t);
         }
@@ -351,12 +361,37 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         if (!claim(TIMED_OUT)) {
             return;
         }
+        owner.admission.drop();
         LOG.debug("{} {}: no response within the request timeout; answered 503", request.getMethod(), path());
         writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the request timed out", false, false);
         interruptHandler();
         if (owner.async) {
             set(HANDLER_DONE); // an asynchronous handler may never call back: stop waiting for it
         }
+    }
+
+    /**
+     * Jetty's failure listener: the client went away (its HTTP/2 stream was reset, or its
+     * connection closed) before the request was answered. Nobody can answer it any more: the
+     * request is dropped and counted, and its handler interrupted, so that one still waiting for a
+     * turn or for a pool's connection starts no work for a client that has gone.
+     */
+    private void clientFailed(Throwable cause) {
+        if (owner.isShutdown()) {
+            return; // the stop closes the connections: what is still in flight is abandoned, and counted so
+        }
+        if (!claim(GONE)) {
+            return; // answered already: the write's callback reports what became of it
+        }
+        owner.admission.drop();
+        LOG.debug("{} {}: the client went away before the answer ({}); dropped", request.getMethod(), path(),
+                describe(cause));
+        interruptHandler();
+        if (owner.async) {
+            set(HANDLER_DONE); // an asynchronous handler may never call back: stop waiting for it
+        }
+        callback.failed(cause);
+        set(RESPONDED);
     }
 
     /** Answers a request that arrived while the server drains; runs on Jetty's thread. */
@@ -478,7 +513,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         if (p == null) {
             return;
         }
-        if (abandoned || handlerFailed || bodyFailure != null) {
+        if (abandoned || handlerFailed || bodyFailure != null || ((int) STATE.getVolatile(this) & GONE) != 0) {
             p.closeIgnored();
         } else if (((int) STATE.getVolatile(this) & TIMED_OUT) != 0) {
             p.closeDropped();
@@ -535,9 +570,9 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
 
     private void dropped(String what) {
         int s = (int) STATE.getVolatile(this);
-        if ((s & (TIMED_OUT | ABANDONED)) != 0) {
+        if ((s & (TIMED_OUT | ABANDONED | GONE)) != 0) {
             LOG.debug("{} {}: the handler's {} came after the request {}; dropped", request.getMethod(), path(), what,
-                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
+                    (s & TIMED_OUT) != 0 ? "timed out" : (s & GONE) != 0 ? "lost its client" : "was abandoned by the server's stop");
         } else {
             LOG.warn("{} {}: the handler answered more than once; only its first {} was sent", request.getMethod(), path(), what);
         }

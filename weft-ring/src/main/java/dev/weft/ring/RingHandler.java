@@ -80,6 +80,7 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
     };
     private volatile int abandoned;
     private final java.util.concurrent.atomic.LongAdder lost = new java.util.concurrent.atomic.LongAdder();
+    final Admission admission = new Admission();
     private volatile long lostBeforeDrain = -1; // lost() when the current drain began, or -1
     private volatile long lostInDrain;
     final long readTimeoutNanos;
@@ -255,6 +256,28 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
     public int openWebSockets() {
         WebSockets ws = webSockets;
         return ws == null ? 0 : ws.openCount();
+    }
+
+    /**
+     * Requests this server let past its limiter since it started (all requests handed to the
+     * handler's thread, without a limiter).
+     */
+    public long admitted() {
+        return admission.admitted();
+    }
+
+    /** Requests this server shed with 503 because its limiter was full, since it started. */
+    public long shed() {
+        return admission.shed();
+    }
+
+    /**
+     * Requests dropped since the server started because their request timeout passed or their
+     * client went away before they were answered: waiting for a turn, or in a handler that was
+     * then interrupted (so a handler waiting for a pool's connection borrows none).
+     */
+    public long dropped() {
+        return admission.dropped();
     }
 
     /** The limiter bounding requests in flight, or null. */
