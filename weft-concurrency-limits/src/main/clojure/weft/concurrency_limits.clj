@@ -1,10 +1,10 @@
 (ns weft.concurrency-limits
   "Adaptive concurrency limits for weft, from Netflix's concurrency-limits: each function
-  returns a dev.weft.limit.AdaptiveLimit to give to weft-ring's `:limit` option, or to
-  `(dev.weft.limit.Limiter/builder name limit)`.
+  returns a dev.weft.limit.AdaptiveLimit to build a limiter with: `(weft.limit/limiter name
+  limit opts)`, or `(dev.weft.limit.Limiter/builder name limit)`, for weft-ring's `:limiter`.
 
-      (require '[weft.concurrency-limits :as limits] '[weft.ring :as ring])
-      (ring/run-server handler {:port 8080 :limit (limits/vegas {:initial-limit 10})})
+      (require '[weft.concurrency-limits :as limits] '[weft.limit :as limit] '[weft.ring :as ring])
+      (ring/run-server handler {:port 8080 :limiter (limit/limiter \"api\" (limits/vegas {:initial-limit 10}) {:max-waiting 0})})
 
   - `vegas` settles just above the concurrency where latency starts to rise (it compares
     each latency with the lowest seen); the usual choice for a server in front of one

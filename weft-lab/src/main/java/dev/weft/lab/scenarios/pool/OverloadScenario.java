@@ -1,0 +1,133 @@
+package dev.weft.lab.scenarios.pool;
+
+import dev.weft.lab.Mode;
+import dev.weft.lab.Scenario;
+import dev.weft.lab.ScenarioContext;
+import dev.weft.lab.scenarios.http.OpenLoop;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Issue 27's overload scenario: a handler that borrows one of 20 connections to a private
+ * PostgreSQL server and runs {@code select pg_sleep(0.01)} (capacity, by Little's law, 20 / 10 ms =
+ * 2,000 requests/s), driven open-loop ({@link OpenLoop}: a fixed arrival rate whatever the server
+ * does, each client giving up after 1 s) at 1x, 2x and 4x that capacity, on three servers:
+ * {@code jetty-hikaricp} (plain Jetty on virtual threads, HikariCP with its default 30 s
+ * connection timeout: what a Spring Boot or plain-Jetty user runs today), {@code weft-ring-unbounded}
+ * (weft-ring and weft's pool, no limit) and {@code weft-ring-admission} (the same with the
+ * pool-driven limiter, decision 0900, and a request timeout of the clients' 1 s).
+ *
+ * <p>Per {@code <variant>@<load>}: goodput (2xx within the client's timeout, per second) against
+ * the capacity, and in {@code extra} the p50/p99 of those responses, the 503s, the client timeouts,
+ * the queries run and the wasted ones (finished after their client's deadline, which every
+ * request carries in a header, so every variant counts them the same way). Peak platform threads
+ * are this JVM's (server and load generator together; the generator's clients are virtual threads).
+ */
+public final class OverloadScenario implements Scenario {
+
+    static final double CAPACITY = PoolScenario.SIZE / PoolScenario.SERVICE_S;
+    static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(1);
+    static final List<String> VARIANTS = List.of("jetty-hikaricp", "weft-ring-unbounded", "weft-ring-admission");
+    static final int[] LOADS = {1, 2, 4};
+    /** Sockets the load generator keeps open at most: with the server's side, within this JVM's descriptors. */
+    static final int MAX_CONNECTIONS = 7_000;
+
+    @Override
+    public void run(ScenarioContext ctx) throws Exception {
+        ctx.limitNote(String.format(Locale.ROOT, "Little's law: %d connections / %.0f ms per query = %,.0f requests/s of"
+                + " goodput at most, whatever the offered load", PoolScenario.SIZE, PoolScenario.SERVICE_S * 1000, CAPACITY));
+        // Smoke: a tiny rate and window, every variant at every load name, goals not judged.
+        double scale = ctx.mode() == Mode.SMOKE ? 0.05 : 1.0;
+        long warmupMs = ctx.size(200, 300, 2_000);
+        long windowMs = ctx.size(300, 800, 6_000);
+        long t0 = System.nanoTime();
+        PrivatePostgres pg;
+        try {
+            pg = PrivatePostgres.start(ctx.workDir());
+        } catch (PrivatePostgres.Unavailable e) {
+            ctx.note("overload scenario not run: no PostgreSQL server binaries could be had here (" + e.getMessage() + ")");
+            return;
+        }
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<String, Map<Integer, OpenLoop.Result>> results = new LinkedHashMap<>();
+        Map<String, long[]> queryCounts = new LinkedHashMap<>();
+        try (pg) {
+            ctx.progress(String.format(Locale.ROOT, "PostgreSQL started (%.1f s)", (System.nanoTime() - t0) / 1e9));
+            OverloadServers.loadRing(); // Clojure compiles weft.ring once, before any run
+            OverloadServers.Counts counts = new OverloadServers.Counts();
+            for (String variant : VARIANTS) {
+                for (int load : LOADS) {
+                    double rate = CAPACITY * load * scale;
+                    try (OverloadServers.Running server = start(variant, pg.url, counts)) {
+                        threads.resetPeakThreadCount();
+                        OpenLoop.Result r = runWindow(server.port(), rate, warmupMs, windowMs, counts);
+                        long queries = counts.queries.sum();
+                        long wasted = counts.wasted.sum();
+                        results.computeIfAbsent(variant, v -> new LinkedHashMap<>()).put(load, r);
+                        queryCounts.put(variant + "@" + load + "x", new long[] {queries, wasted});
+                        String name = variant + "@" + load + "x";
+                        ctx.variant(name).unit("req/s").value(r.goodput()).limit(Math.min(rate, CAPACITY)).better("higher")
+                                .limitLabel(rate < CAPACITY ? "the offered load" : "capacity (Little's law)")
+                                .peakPlatformThreads(threads.getPeakThreadCount())
+                                .extra("offered_per_s", rate)
+                                .extra("p50_ms", r.latencyMs(0.50)).extra("p99_ms", r.latencyMs(0.99))
+                                .extra("shed", r.shed()).extra("client_timeouts", r.timeouts())
+                                .extra("errors", r.errors()).extra("other_status", r.otherStatus())
+                                .extra("queries", queries).extra("wasted_queries", wasted)
+                                .extra("server", server.stats())
+                                .add();
+                        ctx.progress(String.format(Locale.ROOT, "%s: offered %,.0f/s, goodput %,.0f/s, p99 %.0f ms, shed %d,"
+                                        + " timeouts %d, errors %d, queries %d, wasted %d %s", name, rate, r.goodput(),
+                                r.latencyMs(0.99), r.shed(), r.timeouts(), r.errors(), queries, wasted, server.stats()));
+                    }
+                }
+            }
+        }
+        goals(ctx, results, queryCounts, scale);
+    }
+
+    private static OverloadServers.Running start(String variant, String url, OverloadServers.Counts counts) throws Exception {
+        return switch (variant) {
+            case "jetty-hikaricp" -> OverloadServers.jettyHikari(url, counts);
+            case "weft-ring-unbounded" -> OverloadServers.weftRing(url, counts, false, CLIENT_TIMEOUT);
+            case "weft-ring-admission" -> OverloadServers.weftRing(url, counts, true, CLIENT_TIMEOUT);
+            default -> throw new IllegalArgumentException(variant);
+        };
+    }
+
+    /**
+     * The warm-up, then the measured window; the server's query counts are reset as the window
+     * opens, so they count the queries run from then on (the window's, and the warm-up's last).
+     */
+    private static OpenLoop.Result runWindow(int port, double rate, long warmupMs, long windowMs, OverloadServers.Counts counts)
+            throws InterruptedException {
+        return OpenLoop.run(new OpenLoop.Plan(port, "/query", rate, warmupMs, windowMs, CLIENT_TIMEOUT, MAX_CONNECTIONS),
+                counts::reset);
+    }
+
+    private static void goals(ScenarioContext ctx, Map<String, Map<Integer, OpenLoop.Result>> results,
+                              Map<String, long[]> queryCounts, double scale) {
+        Map<Integer, OpenLoop.Result> admission = results.get("weft-ring-admission");
+        Map<Integer, OpenLoop.Result> jetty = results.get("jetty-hikaricp");
+        if (admission == null || jetty == null) {
+            return;
+        }
+        OpenLoop.Result at4 = admission.get(4);
+        ctx.goal("weft-ring-admission@4x keeps goodput >= 0.90 of the capacity").unit("x capacity")
+                .measured(at4.goodput() / Math.min(CAPACITY, 4 * CAPACITY * scale)).atLeast(0.90).add();
+        ctx.goal("weft-ring-admission@4x p99 <= 100 ms").unit("ms")
+                .measured(Double.isNaN(at4.latencyMs(0.99)) ? 1e9 : at4.latencyMs(0.99)).atMost(100).add();
+        long[] q = queryCounts.get("weft-ring-admission@4x");
+        ctx.goal("weft-ring-admission@4x wastes <= 1% of the queries it runs").unit("%")
+                .measured(q[0] == 0 ? 100 : 100.0 * q[1] / q[0]).atMost(1.0).add();
+        for (int load : new int[] {2, 4}) {
+            ctx.goal("weft-ring-admission@" + load + "x goodput beats jetty-hikaricp@" + load + "x").unit("x")
+                    .measured(admission.get(load).goodput() / Math.max(1e-9, jetty.get(load).goodput())).atLeast(1.0).add();
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.weft.lab.scenarios.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The open-loop load generator against a real Jetty on 127.0.0.1: what it counts, and the deadline it sends. */
+class OpenLoopTest {
+
+    private static Server server;
+    private static int port;
+    private static final ConcurrentLinkedQueue<Long> deadlines = new ConcurrentLinkedQueue<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        QueuedThreadPool pool = new QueuedThreadPool();
+        pool.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        server = new Server(pool);
+        ServerConnector c = new ServerConnector(server);
+        c.setHost("127.0.0.1");
+        server.addConnector(c);
+        server.setHandler(new Handler.Abstract() {
+            @Override
+            public boolean handle(Request request, Response response, Callback callback) throws Exception {
+                String d = request.getHeaders().get(OpenLoop.DEADLINE_HEADER);
+                if (d != null) {
+                    deadlines.add(Long.parseLong(d) - System.currentTimeMillis());
+                }
+                String path = request.getHttpURI().getPath();
+                if ("/slow".equals(path)) {
+                    Thread.sleep(3_000);
+                }
+                response.setStatus("/shed".equals(path) ? 503 : 200);
+                response.write(true, ByteBuffer.wrap("ok".getBytes(StandardCharsets.US_ASCII)), callback);
+                return true;
+            }
+        });
+        server.start();
+        port = c.getLocalPort();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.stop();
+    }
+
+    private static OpenLoop.Result run(String path, Duration timeout) throws Exception {
+        AtomicInteger windows = new AtomicInteger();
+        OpenLoop.Result r = OpenLoop.run(new OpenLoop.Plan(port, path, 50, 100, 400, timeout, 100), windows::incrementAndGet);
+        assertEquals(1, windows.get(), "the window opened once");
+        return r;
+    }
+
+    @Test
+    void sendsAtTheRateWhateverTheServerDoesAndCountsEachOutcome() throws Exception {
+        OpenLoop.Result ok = run("/ok", Duration.ofSeconds(5));
+        assertEquals(20, ok.sent(), "50/s for 0.4 s, whatever the server does: " + ok);
+        assertEquals(ok.sent(), ok.good(), "every 200 within the timeout is goodput: " + ok);
+        assertEquals(ok.good() / 0.4, ok.goodput(), 1e-6);
+        assertTrue(ok.latencyMs(0.5) <= ok.latencyMs(0.99));
+
+        OpenLoop.Result shed = run("/shed", Duration.ofSeconds(5));
+        assertEquals(shed.sent(), shed.shed(), "503s are counted as shed: " + shed);
+        assertEquals(0, shed.good());
+
+        OpenLoop.Result slow = run("/slow", Duration.ofMillis(200));
+        assertEquals(20, slow.sent(), "a server that answers nothing does not slow the load down: " + slow);
+        assertEquals(slow.sent(), slow.timeouts(), "each client gives up at its deadline: " + slow);
+        assertTrue(Double.isNaN(slow.latencyMs(0.99)));
+    }
+
+    @Test
+    void eachRequestCarriesItsClientsDeadline() throws Exception {
+        deadlines.clear();
+        run("/ok", Duration.ofSeconds(5));
+        assertTrue(!deadlines.isEmpty());
+        for (long left : deadlines) {
+            assertTrue(left > 0 && left <= 5_000, "the deadline is the scheduled time plus the timeout: " + left + " ms left");
+        }
+    }
+}
