@@ -38,6 +38,9 @@ class LabSmokeTest {
                     "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120", "weft-ring-h2c@120",
                     "weft-ring-ws"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
+            "overload", Set.of("jetty-hikaricp@1x", "jetty-hikaricp@2x", "jetty-hikaricp@4x", "weft-ring-unbounded@1x",
+                    "weft-ring-unbounded@2x", "weft-ring-unbounded@4x", "weft-ring-admission@1x", "weft-ring-admission@2x",
+                    "weft-ring-admission@4x"),
             "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",
                     "weft-process", "weft-pipeline"));
 
