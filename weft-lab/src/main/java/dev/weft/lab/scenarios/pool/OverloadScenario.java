@@ -90,7 +90,7 @@ public final class OverloadScenario implements Scenario {
         }
         ctx.note("overload: the open-loop load generator runs in the scenario's JVM, next to the server and sharing its"
                 + " cores with it and PostgreSQL; on 2 cores, 4x (8,000 requests/s, each client on its own connection while"
-                + " it waits) costs the generator about as much CPU as the server, so read 4x as a ratio between variants.");
+                + " it waits) takes CPU from the server too, so compare variants at one load rather than read absolutes.");
         goals(ctx, results, queryCounts, scale);
     }
 
