@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * One request on its way through a {@link RingHandler}: the virtual thread that calls the Ring
  * handler, and the callback of the response's last write.
  *
- * <p>Implementation overview. Three parties may want to answer a request: its handler (returning
- * or calling {@code respond}/{@code raise}), the request timeout, and the limiter's rejection. The
- * first to set {@link #CLAIMED} answers; the others drop what they have. The exchange is finished,
+ * <p>Implementation overview. Four parties may want to answer a request: its handler (returning
+ * or calling {@code respond}/{@code raise}), the request timeout, the limiter's rejection, and
+ * Jetty's report that the client went away ({@link #GONE}: nobody answers, the request is dropped).
+ * The first to set {@link #CLAIMED} answers; the others drop what they have. The exchange is finished,
  * and leaves the handler's in-flight set and gives its permit back, once both {@link #RESPONDED}
  * (Jetty's callback completed) and {@link #HANDLER_DONE} (the handler returned, or an asynchronous
  * handler responded, raised or timed out) are set, whichever comes last.
