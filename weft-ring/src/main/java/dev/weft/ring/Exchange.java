@@ -378,6 +378,9 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
      * turn or for a pool's connection starts no work for a client that has gone.
      */
     private void clientFailed(Throwable cause) {
+        if (!clientGone(cause)) {
+            return; // a timeout (idle, or reading the body) is answered by its own path: 408, or the request timeout's 503
+        }
         if (owner.isShutdown()) {
             return; // the stop closes the connections: what is still in flight is abandoned, and counted so
         }
