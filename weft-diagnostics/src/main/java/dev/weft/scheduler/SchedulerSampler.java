@@ -1,4 +1,4 @@
-package dev.weft.thread;
+package dev.weft.scheduler;
 
 import java.time.Duration;
 import java.util.ArrayDeque;

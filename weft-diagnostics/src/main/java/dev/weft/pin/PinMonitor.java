@@ -1,9 +1,9 @@
 package dev.weft.pin;
 
 import dev.weft.thread.Durations;
-import dev.weft.thread.SchedulerSampler;
-import dev.weft.thread.SchedulerSamples;
-import dev.weft.thread.SchedulerSnapshot;
+import dev.weft.scheduler.SchedulerSampler;
+import dev.weft.scheduler.SchedulerSamples;
+import dev.weft.scheduler.SchedulerSnapshot;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
-package dev.weft.thread;
+package dev.weft.scheduler;
 
+import dev.weft.thread.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.weft.pin;
 
-import dev.weft.thread.SchedulerSamples;
+import dev.weft.scheduler.SchedulerSamples;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

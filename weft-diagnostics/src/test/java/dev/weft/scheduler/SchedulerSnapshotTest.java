@@ -1,4 +1,4 @@
-package dev.weft.thread;
+package dev.weft.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

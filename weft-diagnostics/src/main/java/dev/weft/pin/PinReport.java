@@ -1,7 +1,7 @@
 package dev.weft.pin;
 
 import dev.weft.thread.Durations;
-import dev.weft.thread.SchedulerSamples;
+import dev.weft.scheduler.SchedulerSamples;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package dev.weft.thread;
+package dev.weft.scheduler;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
