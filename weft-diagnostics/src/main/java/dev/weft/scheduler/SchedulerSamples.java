@@ -101,6 +101,14 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
         return available() ? Math.max(0, maxPoolSize() - parallelism()) : -1;
     }
 
+    /**
+     * The most carrier threads counted at once ({@link SchedulerSnapshot#carrierThreads()}), on
+     * any JDK 21+; -1 when no sample counted them (samples of another JVM).
+     */
+    public int maxCarrierThreads() {
+        return (int) max(SchedulerSnapshot::carrierThreads);
+    }
+
     /** The scheduler's parallelism at the last sample. */
     public int parallelism() {
         return samples.getLast().parallelism();
@@ -120,8 +128,8 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
      * The summary as an ordered map: {@code samples, dropped, from, to, scheduler_available,
      * parallelism, max_pool_size, max_compensating_carriers, max_mounted_virtual_threads,
      * mean_mounted_virtual_threads, max_queued_virtual_threads, mean_queued_virtual_threads,
-     * queued_fraction, peak_platform_threads, platform_threads_started}; unavailable scheduler
-     * figures are null.
+     * queued_fraction, peak_platform_threads, platform_threads_started, max_carrier_threads};
+     * unavailable figures are null.
      */
     public Map<String, Object> toMap() {
         boolean available = available();
@@ -141,6 +149,8 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
         m.put("queued_fraction", available ? round(queuedFraction()) : null);
         m.put("peak_platform_threads", peakPlatformThreads());
         m.put("platform_threads_started", platformThreadsStarted());
+        int carriers = maxCarrierThreads();
+        m.put("max_carrier_threads", carriers < 0 ? null : carriers);
         return m;
     }
 

@@ -43,6 +43,10 @@ import javax.management.ObjectName;
  * @param peakPlatformThreads    the most platform threads alive at once since the JVM started or
  *                               since {@link #resetPeakPlatformThreads()}
  * @param startedPlatformThreads platform threads started since the JVM started
+ * @param carrierThreads         the scheduler's carrier threads alive now, counted directly (the
+ *                               threads of class {@code jdk.internal.misc.CarrierThread}), so
+ *                               known on JDK 21-23 too, where {@code poolSize} is not; -1 when not
+ *                               counted (a snapshot of another JVM)
  */
 public record SchedulerSnapshot(
         Instant at,
@@ -54,12 +58,26 @@ public record SchedulerSnapshot(
         long queuedVirtualThreads,
         int livePlatformThreads,
         int peakPlatformThreads,
-        long startedPlatformThreads) {
+        long startedPlatformThreads,
+        int carrierThreads) {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final SchedulerBean SCHEDULER = SchedulerBean.find();
     /** The {@code ObjectName} of {@code jdk.management.VirtualThreadSchedulerMXBean}. */
     private static final String SCHEDULER_NAME = "jdk.management:type=VirtualThreadScheduler";
+    /** The class of the scheduler's carriers on JDK 21-25 (a ForkJoinWorkerThread). */
+    private static final String CARRIER_CLASS = "jdk.internal.misc.CarrierThread";
+
+    /**
+     * A snapshot without a direct carrier count ({@code carrierThreads} -1), as one of another JVM
+     * is; the form before {@code carrierThreads} existed.
+     */
+    public SchedulerSnapshot(Instant at, boolean schedulerAvailable, String unavailableReason, int parallelism,
+                             int poolSize, int mountedVirtualThreads, long queuedVirtualThreads,
+                             int livePlatformThreads, int peakPlatformThreads, long startedPlatformThreads) {
+        this(at, schedulerAvailable, unavailableReason, parallelism, poolSize, mountedVirtualThreads,
+                queuedVirtualThreads, livePlatformThreads, peakPlatformThreads, startedPlatformThreads, -1);
+    }
 
     /** Takes a snapshot now. Cheap enough to call every few milliseconds. */
     public static SchedulerSnapshot take() {
@@ -67,13 +85,37 @@ public record SchedulerSnapshot(
         int live = THREADS.getThreadCount();
         int peak = THREADS.getPeakThreadCount();
         long started = THREADS.getTotalStartedThreadCount();
+        int carriers = carrierThreadsNow();
         if (SCHEDULER.bean() == null) {
-            return new SchedulerSnapshot(now, false, SCHEDULER.reason(), -1, -1, -1, -1, live, peak, started);
+            return new SchedulerSnapshot(now, false, SCHEDULER.reason(), -1, -1, -1, -1, live, peak, started, carriers);
         }
         return new SchedulerSnapshot(now, true, null,
                 SCHEDULER.intValue(SCHEDULER.parallelism()), SCHEDULER.intValue(SCHEDULER.poolSize()),
                 SCHEDULER.intValue(SCHEDULER.mounted()), SCHEDULER.longValue(SCHEDULER.queued()),
-                live, peak, started);
+                live, peak, started, carriers);
+    }
+
+    /**
+     * The scheduler's carrier threads alive in this JVM now, on any JDK 21+: the threads of class
+     * {@code jdk.internal.misc.CarrierThread}, enumerated from the root thread group (no stacks
+     * are taken). On JDK 21-23, where the scheduler's MXBean is missing, this is how to see that
+     * the JDK added carriers to compensate for pinned ones ({@code Object.wait} on JDK 21 leaves
+     * no JFR event). Costs one pass over the platform threads.
+     */
+    public static int carrierThreadsNow() {
+        ThreadGroup root = Thread.currentThread().getThreadGroup();
+        while (root.getParent() != null) {
+            root = root.getParent();
+        }
+        Thread[] all = new Thread[root.activeCount() + 64];   // threads started meanwhile fit, or are missed
+        int n = root.enumerate(all, true);
+        int carriers = 0;
+        for (int i = 0; i < n; i++) {
+            if (all[i].getClass().getName().equals(CARRIER_CLASS)) {
+                carriers++;
+            }
+        }
+        return carriers;
     }
 
     /**
@@ -121,7 +163,7 @@ public record SchedulerSnapshot(
      * This snapshot as an ordered map with the keys {@code at, scheduler_available,
      * unavailable_reason, parallelism, pool_size, mounted_virtual_threads,
      * queued_virtual_threads, live_platform_threads, peak_platform_threads,
-     * started_platform_threads}; unavailable scheduler figures are {@code null}.
+     * started_platform_threads, carrier_threads}; unavailable figures are {@code null}.
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -135,6 +177,7 @@ public record SchedulerSnapshot(
         m.put("live_platform_threads", livePlatformThreads);
         m.put("peak_platform_threads", peakPlatformThreads);
         m.put("started_platform_threads", startedPlatformThreads);
+        m.put("carrier_threads", orNull(carrierThreads));
         return m;
     }
 

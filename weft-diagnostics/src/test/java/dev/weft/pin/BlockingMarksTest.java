@@ -4,6 +4,7 @@ import static dev.weft.testing.BlockingMarks.BLOCKING;
 import static dev.weft.testing.BlockingMarks.marked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.weft.recording.EventRecording;
 import dev.weft.scheduler.SchedulerSampler;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -25,5 +26,6 @@ class BlockingMarksTest {
         assertEquals(Set.of("pin(Duration)", "pinVirtualThread(Duration)"), marked(PinProbe.class, BLOCKING));
         assertEquals(Set.of("close()", "stop()"), marked(StarvationDetector.class, BLOCKING));
         assertEquals(Set.of("stop()"), marked(SchedulerSampler.class, BLOCKING));
+        assertEquals(Set.of("stop()"), marked(EventRecording.class, BLOCKING));
     }
 }

@@ -89,7 +89,19 @@ class SchedulerSnapshotTest {
         var keys = List.copyOf(SchedulerSnapshot.take().toMap().keySet());
         assertEquals(List.of("at", "scheduler_available", "unavailable_reason", "parallelism", "pool_size",
                 "mounted_virtual_threads", "queued_virtual_threads", "live_platform_threads",
-                "peak_platform_threads", "started_platform_threads"), keys);
+                "peak_platform_threads", "started_platform_threads", "carrier_threads"), keys);
+    }
+
+    @Test
+    void countsTheCarriersOnEveryJdk() throws Exception {
+        int[] seen = new int[1];
+        Thread t = Thread.ofVirtual().start(() -> seen[0] = SchedulerSnapshot.take().carrierThreads());
+        t.join();
+        // the virtual thread that took it was mounted on one, so at least one carrier existed
+        assertTrue(seen[0] >= 1, "carriers counted from a virtual thread: " + seen[0]);
+        assertTrue(SchedulerSnapshot.carrierThreadsNow() >= 1, "the carrier outlives its thread (30 s keep-alive)");
+        assertEquals(-1, new SchedulerSnapshot(java.time.Instant.now(), false, "remote", -1, -1, -1, -1, 1, 1, 1)
+                .carrierThreads(), "the old constructor: not counted");
     }
 
     @Test
@@ -194,7 +206,7 @@ class SchedulerSnapshotTest {
         assertEquals(List.of("samples", "dropped", "from", "to", "scheduler_available", "parallelism", "max_pool_size",
                 "max_compensating_carriers", "max_mounted_virtual_threads", "mean_mounted_virtual_threads",
                 "max_queued_virtual_threads", "mean_queued_virtual_threads", "queued_fraction",
-                "peak_platform_threads", "platform_threads_started"), keys);
+                "peak_platform_threads", "platform_threads_started", "max_carrier_threads"), keys);
         var series = s.series();
         assertEquals(List.of("at", "parallelism", "pool_size", "mounted_virtual_threads", "queued_virtual_threads",
                 "live_platform_threads"), List.copyOf(series.keySet()));
