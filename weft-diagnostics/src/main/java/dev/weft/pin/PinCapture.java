@@ -6,7 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordingFile;
 import org.jetbrains.annotations.Blocking;
@@ -19,7 +22,9 @@ import org.jetbrains.annotations.Blocking;
  * out every event committed before, and reads the recording back; the marker must be in it, or
  * {@code end()} fails rather than report too little. A stopped recording needs no flush, so a
  * check takes milliseconds, not JFR's one-second streaming delay. Pins from every thread count,
- * so a test that shares a JVM with concurrently running tests may see theirs too.
+ * so a test that shares a JVM with concurrently running tests may see theirs too; except the
+ * JDK's own (a pin on a thread of the JDK's machinery, or caused by the one-time initialization
+ * of a JDK class), which the report lists apart as {@link PinReport#notCounted()} (decision 0206).
  *
  * <pre>{@code
  * PinCapture capture = PinCapture.start();
@@ -131,6 +136,7 @@ public final class PinCapture {
 
     private PinReport read(Path file, long mark, Instant to) throws IOException {
         PinAggregator pins = new PinAggregator(topFrames, PinAggregator.DEFAULT_MAX_SITES);
+        List<UncountedPin> notCounted = new ArrayList<>();
         boolean[] marked = {false};
         try (RecordingFile in = new RecordingFile(file)) {
             pins.addAll(in, e -> {
@@ -140,14 +146,20 @@ public final class PinCapture {
                 }
                 // The chunks may hold events recorded for other recordings: from before this
                 // capture, at a lower threshold, or of types this one did not ask for.
-                return e.getEventType().getName().equals(PinEvent.JFR_EVENT)
-                        && e.getDuration().compareTo(threshold) >= 0 && !e.getEndTime().isBefore(from);
+                if (!e.getEventType().getName().equals(PinEvent.JFR_EVENT)
+                        || e.getDuration().compareTo(threshold) < 0 || e.getEndTime().isBefore(from)) {
+                    return false;
+                }
+                PinEvent pin = PinEvent.of(e);
+                Optional<String> jdkOwn = PinAttribution.jdkOwn(pin);
+                jdkOwn.ifPresent(why -> notCounted.add(new UncountedPin(pin, why)));
+                return jdkOwn.isEmpty();
             });
         }
         if (!marked[0]) {
             throw new IllegalStateException("JFR's recording of this pin capture lacks the end marker it committed,"
                     + " so it may lack pins too; this is a JFR problem, please report it with the JDK version");
         }
-        return pins.report(from, to, threshold, null);
+        return pins.report(from, to, threshold, null).withNotCounted(notCounted);
     }
 }

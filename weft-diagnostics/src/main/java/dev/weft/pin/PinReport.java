@@ -28,10 +28,14 @@ import java.util.Objects;
  *                       ({@code jdk.VirtualThreadSubmitFailed}: the carrier pool was exhausted)
  * @param submitFailureMessages the distinct messages of those failures (at most 10)
  * @param scheduler      the scheduler's figures over the period, or null when not sampled
+ * @param notCounted     pins a check saw but did not count, as the JDK's own (see
+ *                       {@link UncountedPin}); always empty in a monitor's report, which counts
+ *                       every pin
  */
 public record PinReport(Instant from, Instant to, Duration threshold, long pins, Duration pinned,
                         List<PinSite> sites, long otherPins, long submitFailures,
-                        List<String> submitFailureMessages, SchedulerSamples scheduler) {
+                        List<String> submitFailureMessages, SchedulerSamples scheduler,
+                        List<UncountedPin> notCounted) {
 
     /** @throws NullPointerException if a required component is null */
     public PinReport {
@@ -41,6 +45,21 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
         Objects.requireNonNull(pinned, "pinned");
         sites = List.copyOf(sites);
         submitFailureMessages = List.copyOf(submitFailureMessages);
+        notCounted = List.copyOf(notCounted);
+    }
+
+    /** A report with no uncounted pins: the form before {@code notCounted} existed. */
+    public PinReport(Instant from, Instant to, Duration threshold, long pins, Duration pinned,
+                     List<PinSite> sites, long otherPins, long submitFailures,
+                     List<String> submitFailureMessages, SchedulerSamples scheduler) {
+        this(from, to, threshold, pins, pinned, sites, otherPins, submitFailures, submitFailureMessages, scheduler,
+                List.of());
+    }
+
+    /** This report with {@code notCounted} as its uncounted pins. */
+    PinReport withNotCounted(List<UncountedPin> notCounted) {
+        return new PinReport(from, to, threshold, pins, pinned, sites, otherPins, submitFailures,
+                submitFailureMessages, scheduler, notCounted);
     }
 
     /** True when nothing was pinned and no submission failed. */
@@ -51,7 +70,7 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
     /**
      * The report as data: {@code from, to, threshold_ms, pins, pinned_ms, sites (see
      * PinSite.toMap), other_pins, submit_failures, submit_failure_messages, scheduler (see
-     * SchedulerSamples.toMap, or null)}.
+     * SchedulerSamples.toMap, or null), not_counted (see UncountedPin.toMap)}.
      */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -65,12 +84,14 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
         m.put("submit_failures", submitFailures);
         m.put("submit_failure_messages", submitFailureMessages);
         m.put("scheduler", scheduler == null ? null : scheduler.toMap());
+        m.put("not_counted", notCounted.stream().map(UncountedPin::toMap).toList());
         return m;
     }
 
     /**
      * The report for people: a headline, then each site with its count, durations, reason and
-     * frames, then submit failures and the scheduler line. For example:
+     * frames, then submit failures, the pins not counted (each with its thread and why) and the
+     * scheduler line. For example:
      *
      * <pre>
      * 3 pins at 1 site, 31.2 ms pinned in total (threshold 0 ms, 2.1 s observed)
@@ -112,6 +133,20 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
         if (submitFailures > 0) {
             b.append('\n').append(submitFailures).append(" virtual threads could not be scheduled"
                     + " (jdk.VirtualThreadSubmitFailed): ").append(String.join("; ", submitFailureMessages)).append('\n');
+        }
+        if (!notCounted.isEmpty()) {
+            b.append('\n').append(notCounted.size()).append(notCounted.size() == 1 ? " pin" : " pins")
+                    .append(" not counted, the JDK's own and not the code's under test:\n");
+            for (UncountedPin u : notCounted) {
+                PinEvent p = u.pin();
+                b.append("  - ").append(Durations.human(p.duration())).append(": ").append(u.why()).append('\n');
+                if (p.reason() != null) {
+                    b.append("    ").append(p.reason()).append('\n');
+                }
+                for (PinFrame f : PinAggregator.siteFrames(p.frames(), 3)) {
+                    b.append("      at ").append(f).append('\n');
+                }
+            }
         }
         if (scheduler != null) {
             b.append("\nscheduler: ").append(scheduler.summary()).append('\n');

@@ -31,12 +31,12 @@ class PinCheckTest {
             ran.set(Thread.currentThread());
             saw.set(WHO.get());
             pin();
-        }, true));
+        }, PinCheck.BodyThread.VIRTUAL));
         assertEquals(1, r.pins(), r.toText());
         assertTrue(ran.get().isVirtual());
         assertTrue(ran.get().getName().startsWith("weft-pin-check-"), ran.get().getName());
         assertEquals("ann", saw.get());
-        assertEquals(0, PinCheck.capture(PinCheckTest::pin, false).pins(), "the test's platform thread only blocks");
+        assertEquals(0, PinCheck.capture(PinCheckTest::pin, PinCheck.BodyThread.CALLER).pins(), "the test's platform thread only blocks");
     }
 
     /**
@@ -87,7 +87,7 @@ class PinCheckTest {
             for (Thread t : threads) {
                 t.join();
             }
-        }, true);
+        }, PinCheck.BodyThread.VIRTUAL);
         assertEquals(0, r.pins(), "JFR records no pin for Object.wait on any JDK: " + r.toText());
         if (Runtime.version().feature() >= 24) {
             assertEquals(java.util.Set.of(), carriers, "JDK 24+: waiters unmount");
@@ -98,29 +98,45 @@ class PinCheckTest {
     }
 
     @Test
+    @SuppressWarnings("deprecation")
+    void theDeprecatedBooleanFormsKeepWorking() throws Throwable {
+        assertEquals(1, PinCheck.capture(PinCheckTest::pin, true).pins(), "true: a new virtual thread");
+        assertEquals(0, PinCheck.capture(PinCheckTest::pin, false).pins(), "false: the test's platform thread");
+        assertThrows(AssertionError.class, () -> PinCheck.verify(PinCheckTest::pin, 0, "the body", true, AssertionError::new));
+    }
+
+    @Test
+    void aPinOnAThreadTheBodyStartedCounts() throws Throwable {
+        // PinProbe.pinVirtualThread starts a virtual thread of its own, which blocks in a <clinit>
+        PinReport r = PinCheck.capture(() -> PinProbe.pinVirtualThread(Duration.ofMillis(5)), PinCheck.BodyThread.CALLER);
+        assertEquals(1, r.pins(), r.toText());
+        assertTrue(r.notCounted().isEmpty(), r.toText());
+    }
+
+    @Test
     void verifyFailsABrokenRuleAndAttachesItToTheBodysOwnFailure() throws Throwable {
-        assertEquals(0, PinCheck.verify(() -> { }, 0, "the code", true, AssertionError::new).pins());
+        assertEquals(0, PinCheck.verify(() -> { }, 0, "the code", PinCheck.BodyThread.VIRTUAL, AssertionError::new).pins());
         assertEquals(2, PinCheck.verify(() -> {
             pin();
             pin();
-        }, 2, "the code", true, AssertionError::new).pins());
+        }, 2, "the code", PinCheck.BodyThread.VIRTUAL, AssertionError::new).pins());
         AssertionError none = assertThrows(AssertionError.class,
-                () -> PinCheck.verify(PinCheckTest::pin, 0, "the body", true, AssertionError::new));
+                () -> PinCheck.verify(PinCheckTest::pin, 0, "the body", PinCheck.BodyThread.VIRTUAL, AssertionError::new));
         assertTrue(none.getMessage().startsWith("expected no pinned virtual threads, but the body pinned once:\n1 pin at 1 site"),
                 none.getMessage());
         assertTrue(none.getMessage().contains("at dev.weft.pin.ProbeInit.<clinit>"), "with the stack");
         AssertionError some = assertThrows(AssertionError.class,
-                () -> PinCheck.verify(() -> { }, 1, "the body", true, AssertionError::new));
+                () -> PinCheck.verify(() -> { }, 1, "the body", PinCheck.BodyThread.VIRTUAL, AssertionError::new));
         assertEquals("expected the body to pin a virtual thread at least once, but it pinned 0 times"
                 + PinCheck.JFR_BLIND_SPOT, some.getMessage());
         IllegalStateException own = new IllegalStateException("mine");
         IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> PinCheck.verify(() -> {
             pin();
             throw own;
-        }, 0, "the body", true, AssertionError::new));
+        }, 0, "the body", PinCheck.BodyThread.VIRTUAL, AssertionError::new));
         assertSame(own, thrown);
         assertInstanceOf(AssertionError.class, thrown.getSuppressed()[0]);
-        assertThrows(IllegalArgumentException.class, () -> PinCheck.verify(() -> { }, -1, "x", true, AssertionError::new));
+        assertThrows(IllegalArgumentException.class, () -> PinCheck.verify(() -> { }, -1, "x", PinCheck.BodyThread.VIRTUAL, AssertionError::new));
     }
 
     @Test
@@ -142,7 +158,7 @@ class PinCheckTest {
                         Thread.sleep(20);   // still busy after the interrupt: the caller must wait for it
                         throw e;
                     }
-                }, true);
+                }, PinCheck.BodyThread.VIRTUAL);
             } catch (Throwable t) {
                 callerGot.set(t);
             }

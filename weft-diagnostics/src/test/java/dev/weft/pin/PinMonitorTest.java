@@ -137,7 +137,7 @@ class PinMonitorTest {
             assertNotNull(r.scheduler());
             Map<String, Object> data = r.toMap();
             assertEquals(List.of("from", "to", "threshold_ms", "pins", "pinned_ms", "sites", "other_pins",
-                    "submit_failures", "submit_failure_messages", "scheduler"), List.copyOf(data.keySet()));
+                    "submit_failures", "submit_failure_messages", "scheduler", "not_counted"), List.copyOf(data.keySet()));
             assertEquals(0.0, data.get("threshold_ms"));
             @SuppressWarnings("unchecked")
             Map<String, Object> site = ((List<Map<String, Object>>) data.get("sites")).getFirst();
