@@ -46,7 +46,7 @@ import picocli.CommandLine.Spec;
  * (decision 0205).
  */
 @Command(name = "pins", sortOptions = false,
-        customSynopsis = "weft pins <pid> [--for DURATION] [--json]",
+        customSynopsis = "weft pins <pid> [--for DURATION] [--depth N] [--json]",
         description = "Records pinned virtual threads in a running JVM (JFR through diagnostic commands, threshold 0) for a while, then"
                 + " prints them aggregated by site, with the JVM's scheduler health.",
         exitCodeListHeading = "%nExit status:%n",
@@ -55,6 +55,7 @@ import picocli.CommandLine.Spec;
 final class PinsCommand implements Callable<Integer> {
 
     private static final Duration MAX_FOR = Duration.ofDays(1);
+    private static final int MAX_DEPTH = 2048;
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     private static final Pattern SIMPLE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
@@ -68,6 +69,11 @@ final class PinsCommand implements Callable<Integer> {
             description = "How long to record: e.g. 500ms, 30s, 5m, 1h or PT30S (default 10s).")
     Duration duration = Duration.ofSeconds(10);
 
+    @Option(names = "--depth", paramLabel = "N",
+            description = "Frames shown per pin site, method-handle plumbing not counted (default: 12, or as many as it"
+                    + " takes to reach the application's frame that called into native code).")
+    Integer depth;
+
     @Option(names = "--json", description = "Print the report as JSON instead of text.")
     boolean json;
 
@@ -79,6 +85,10 @@ final class PinsCommand implements Callable<Integer> {
         if (duration.isZero() || duration.isNegative() || duration.compareTo(MAX_FOR) > 0) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--for must be more than 0 and at most 24h; got " + duration);
+        }
+        if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--depth must be 1 to " + MAX_DEPTH + " frames (JFR records at most 64 by default); got " + depth);
         }
         PrintWriter err = spec.commandLine().getErr();
         Target target;
@@ -92,7 +102,7 @@ final class PinsCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "weft pins: recording pinned virtual threads in JVM %d (%s, Java %s) for %s ...%n",
                     pid, target.name, target.javaVersion, Durations.human(duration));
             err.flush();
-            PinReport report = target.record(duration);
+            PinReport report = target.record(duration, depth);
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -208,7 +218,8 @@ final class PinsCommand implements Callable<Integer> {
          * Records for {@code duration}; the recording is stopped in the target however this ends
          * (an exception, an interrupt, or Ctrl-C through a shutdown hook).
          */
-        PinReport record(Duration duration) throws CannotRecord, InterruptedException, IOException {
+        /** Records for {@code duration}; sites have {@code depth} frames, or as many as reach a native call's caller when null. */
+        PinReport record(Duration duration, Integer depth) throws CannotRecord, InterruptedException, IOException {
             String recording = "weft-pins-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
             Path dir = Files.createTempDirectory("weft-pins-");
             Path settings = Files.writeString(dir.resolve("weft-pins.jfc"), SETTINGS);
@@ -240,7 +251,7 @@ final class PinsCommand implements Callable<Integer> {
                     throw new CannotRecord("JVM " + pid + " did not write its recording to " + file
                             + " (it must run as the same user as weft): " + dumped.strip(), null);
                 }
-                return aggregate(file, from, to, samples);
+                return aggregate(file, from, to, samples, depth);
             } finally {
                 cleanUp.run();
                 try {
@@ -290,8 +301,10 @@ final class PinsCommand implements Callable<Integer> {
             }
         }
 
-        private static PinReport aggregate(Path file, Instant from, Instant to, SchedulerSamples samples) throws IOException {
-            PinAggregator sites = new PinAggregator(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.DEFAULT_MAX_SITES);
+        private static PinReport aggregate(Path file, Instant from, Instant to, SchedulerSamples samples, Integer depth)
+                throws IOException {
+            PinAggregator sites = depth == null ? PinAggregator.reachingCallers(PinAggregator.DEFAULT_MAX_SITES)
+                    : new PinAggregator(depth, PinAggregator.DEFAULT_MAX_SITES);
             try (RecordingFile in = new RecordingFile(file)) {
                 sites.addAll(in, e -> true);   // the recording is this command's own: everything in it counts
             }

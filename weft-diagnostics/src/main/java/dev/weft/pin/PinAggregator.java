@@ -24,6 +24,11 @@ import jdk.jfr.consumer.RecordingFile;
  * <p>The frames that identify a site start below the virtual-thread machinery
  * ({@code java.lang.VirtualThread}, {@code jdk.internal.vm.Continuation}), which is on top of every
  * pinned stack and tells nothing about the cause; then the next {@code topFrames} frames count.
+ * Method-handle plumbing ({@code java.lang.invoke.*}, {@code jdk.internal.reflect.*}: lambda forms,
+ * invokers, accessors) is left out, so it does not use up the frames. {@link #reachingCallers}
+ * instead takes as many frames as it needs to reach the application's frame that called into native
+ * code (a native method, or an FFM downcall through {@code jdk.internal.foreign.abi}), at least
+ * {@link #DEFAULT_TOP_FRAMES}.
  * At most {@code maxSites} sites are kept; pins at further sites are counted in
  * {@link PinReport#otherPins()}, so memory stays bounded however long a monitor runs.
  *
@@ -49,6 +54,7 @@ public final class PinAggregator {
     private static final int MAX_MESSAGES = 10;
 
     private final int topFrames;
+    private final boolean reachCallers;
     private final int maxSites;
     private final Map<Key, Stats> sites = new HashMap<>();
     private long pins;
@@ -63,6 +69,10 @@ public final class PinAggregator {
      * @throws IllegalArgumentException if either is below 1
      */
     public PinAggregator(int topFrames, int maxSites) {
+        this(topFrames, maxSites, false);
+    }
+
+    private PinAggregator(int topFrames, int maxSites, boolean reachCallers) {
         if (topFrames < 1) {
             throw new IllegalArgumentException("topFrames must be >= 1 (frames that identify a pin site); got " + topFrames);
         }
@@ -71,6 +81,18 @@ public final class PinAggregator {
         }
         this.topFrames = topFrames;
         this.maxSites = maxSites;
+        this.reachCallers = reachCallers;
+    }
+
+    /**
+     * An aggregator whose sites have {@link #DEFAULT_TOP_FRAMES} frames, or more where a pin's
+     * stack needs them to reach the application's frame that called into native code (what
+     * {@code weft pins} shows without {@code --depth}).
+     *
+     * @throws IllegalArgumentException if {@code maxSites} is below 1
+     */
+    public static PinAggregator reachingCallers(int maxSites) {
+        return new PinAggregator(DEFAULT_TOP_FRAMES, maxSites, true);
     }
 
     /** Counts one pin at its site. */
@@ -78,7 +100,7 @@ public final class PinAggregator {
         Objects.requireNonNull(pin, "pin");
         pins++;
         pinned = pinned.plus(pin.duration());
-        Key key = new Key(pin.reason(), siteFrames(pin.frames(), topFrames));
+        Key key = new Key(pin.reason(), siteFrames(pin.frames(), reachCallers ? depthToCaller(pin.frames()) : topFrames));
         Stats s = sites.get(key);
         if (s == null) {
             if (sites.size() >= maxSites) {
@@ -144,16 +166,61 @@ public final class PinAggregator {
                 List.copyOf(submitFailureMessages), scheduler);
     }
 
-    /** The frames that identify a site: the top {@code n} below the virtual-thread machinery. */
+    /**
+     * The frames that identify a site: the top {@code n} below the virtual-thread machinery,
+     * method-handle plumbing left out.
+     */
     static List<PinFrame> siteFrames(List<PinFrame> frames, int n) {
+        List<PinFrame> meaningful = meaningful(frames);
+        return List.copyOf(meaningful.subList(0, Math.min(meaningful.size(), n)));
+    }
+
+    /** The frames below the virtual-thread machinery, without method-handle plumbing. */
+    private static List<PinFrame> meaningful(List<PinFrame> frames) {
         int first = 0;
         while (first < frames.size() && machinery(frames.get(first).className())) {
             first++;
         }
         if (first == frames.size()) {
-            first = 0; // nothing but machinery: keep it rather than nothing
+            return frames; // nothing but machinery: keep it rather than nothing
         }
-        return List.copyOf(frames.subList(first, Math.min(frames.size(), first + n)));
+        List<PinFrame> kept = new ArrayList<>(frames.size() - first);
+        for (PinFrame f : frames.subList(first, frames.size())) {
+            if (!plumbing(f.className())) {
+                kept.add(f);
+            }
+        }
+        return kept.isEmpty() ? frames.subList(first, frames.size()) : kept;
+    }
+
+    /**
+     * How many site frames reach the application's frame that called into native code: the
+     * first frame outside the JDK below the innermost native frame (or FFM stub frame); at least
+     * {@link #DEFAULT_TOP_FRAMES}.
+     */
+    static int depthToCaller(List<PinFrame> frames) {
+        List<PinFrame> meaningful = meaningful(frames);
+        int nativeAt = -1;
+        for (int i = 0; i < meaningful.size() && nativeAt < 0; i++) {
+            PinFrame f = meaningful.get(i);
+            if (f.nativeFrame() || f.className().startsWith("jdk.internal.foreign.abi.")) {
+                nativeAt = i;
+            }
+        }
+        if (nativeAt < 0) {
+            return DEFAULT_TOP_FRAMES;
+        }
+        for (int i = nativeAt + 1; i < meaningful.size(); i++) {
+            if (!PinSite.jdkClass(meaningful.get(i).className())) {
+                return Math.max(DEFAULT_TOP_FRAMES, i + 1);
+            }
+        }
+        return Math.max(DEFAULT_TOP_FRAMES, meaningful.size());
+    }
+
+    /** Method-handle and reflection plumbing: lambda forms, invokers, accessors (hidden classes included). */
+    private static boolean plumbing(String className) {
+        return className.startsWith("java.lang.invoke.") || className.startsWith("jdk.internal.reflect.");
     }
 
     private static boolean machinery(String className) {

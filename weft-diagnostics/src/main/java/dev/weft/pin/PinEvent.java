@@ -91,7 +91,7 @@ public record PinEvent(Instant start, Duration duration, String reason, String b
                 continue;
             }
             frames.add(new PinFrame(f.getMethod().getType().getName(), f.getMethod().getName(),
-                    f.isJavaFrame() ? f.getLineNumber() : -1));
+                    f.isJavaFrame() ? f.getLineNumber() : -1, "Native".equals(f.getType())));
         }
         return frames;
     }

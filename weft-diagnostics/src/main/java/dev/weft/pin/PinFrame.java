@@ -14,13 +14,20 @@ import java.util.regex.Pattern;
  * Both are dropped, so that every copy of the same code counts as one site and a frame reads the
  * same on every JDK.
  *
- * @param className the declaring class, binary name with dots ({@code com.acme.Cache$Entry})
- * @param method    the method name ({@code <clinit>} for a class initializer)
- * @param line      the source line, or -1 when unknown
+ * @param className   the declaring class, binary name with dots ({@code com.acme.Cache$Entry})
+ * @param method      the method name ({@code <clinit>} for a class initializer)
+ * @param line        the source line, or -1 when unknown
+ * @param nativeFrame whether JFR marked it a native frame (a JNI method or an FFM downcall), which
+ *                    a virtual thread cannot unmount past
  */
-public record PinFrame(String className, String method, int line) {
+public record PinFrame(String className, String method, int line, boolean nativeFrame) {
 
     private static final Pattern HIDDEN_SUFFIX = Pattern.compile("[./+]0x[0-9a-fA-F]+(?:\\.[0-9]+)?");
+
+    /** A Java frame. */
+    public PinFrame(String className, String method, int line) {
+        this(className, method, line, false);
+    }
 
     /** @throws NullPointerException if a name is null */
     public PinFrame {
@@ -33,18 +40,27 @@ public record PinFrame(String className, String method, int line) {
         return text == null ? null : HIDDEN_SUFFIX.matcher(text).replaceAll("");
     }
 
-    /** The frame as data: {@code class, method, line} (line null when unknown). */
+    /**
+     * The frame as data: {@code class, method, line} (line null when unknown), and
+     * {@code native: true} for a native frame.
+     */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("class", className);
         m.put("method", method);
         m.put("line", line < 0 ? null : line);
+        if (nativeFrame) {
+            m.put("native", true);
+        }
         return m;
     }
 
-    /** {@code com.acme.Cache.load(line 42)}, or {@code com.acme.Cache.load} without a line. */
+    /**
+     * {@code com.acme.Cache.load(line 42)}, {@code com.acme.Cache.load} without a line, or
+     * {@code com.acme.Native.call(native)}.
+     */
     @Override
     public String toString() {
-        return className + "." + method + (line < 0 ? "" : "(line " + line + ")");
+        return className + "." + method + (nativeFrame ? "(native)" : line < 0 ? "" : "(line " + line + ")");
     }
 }

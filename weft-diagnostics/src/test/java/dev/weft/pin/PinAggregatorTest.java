@@ -140,4 +140,52 @@ class PinAggregatorTest {
         assertThrows(IllegalArgumentException.class, () -> new PinAggregator(0, 1));
         assertThrows(IllegalArgumentException.class, () -> new PinAggregator(1, 0));
     }
+
+    /** An FFM upcall that sleeps: nine frames of method-handle plumbing between the upcall and its native caller. */
+    static List<PinFrame> upcallStack() {
+        List<PinFrame> f = new java.util.ArrayList<>(List.of(PARK, SLEEP, new PinFrame("com.acme.Callbacks", "compare", 30)));
+        for (int i = 0; i < 4; i++) {
+            f.add(new PinFrame("java.lang.invoke.LambdaForm$DMH", "invokeStatic", -1));
+        }
+        f.add(new PinFrame("jdk.internal.foreign.abi.SharedUtils", "upcall", 10));
+        for (int i = 0; i < 5; i++) {
+            f.add(new PinFrame("java.lang.invoke.LambdaForm$MH", "invoke", -1));
+        }
+        f.add(new PinFrame("jdk.internal.foreign.abi.DowncallLinker", "invoke", 20));
+        for (int i = 0; i < 8; i++) {
+            f.add(new PinFrame("java.lang.invoke.Invokers$Holder", "invokeExact_MT", -1));
+        }
+        f.add(new PinFrame("com.acme.Sorter", "sortNative", 55));   // the caller of the native code
+        f.add(new PinFrame("com.acme.Main", "main", 5));
+        return f;
+    }
+
+    @Test
+    void methodHandlePlumbingDoesNotUseUpTheFrames() {
+        List<PinFrame> site = PinAggregator.siteFrames(upcallStack(), 4);
+        assertEquals(List.of("java.lang.Thread", "com.acme.Callbacks", "jdk.internal.foreign.abi.SharedUtils",
+                "jdk.internal.foreign.abi.DowncallLinker"), site.stream().map(PinFrame::className).toList());
+    }
+
+    @Test
+    void byDefaultWeftPinsReachesTheCallerOfNativeCode() {
+        PinAggregator a = PinAggregator.reachingCallers(10);
+        a.add(pin(0, 10, "Native frame or <clinit> on stack", upcallStack().toArray(PinFrame[]::new)));
+        List<PinFrame> frames = a.report(Instant.EPOCH, Instant.EPOCH, Duration.ZERO, null).sites().getFirst().frames();
+        assertTrue(frames.stream().anyMatch(f -> f.className().equals("com.acme.Sorter")), frames.toString());
+        assertTrue(frames.stream().noneMatch(f -> f.className().startsWith("java.lang.invoke.")), frames.toString());
+        assertEquals(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.depthToCaller(List.of(PARK, SLEEP,
+                new PinFrame("com.acme.Config", "<clinit>", 3))), "no native frame: the default");
+        List<PinFrame> jni = List.of(PARK, SLEEP, new PinFrame("com.acme.Jni", "callback", 3),
+                new PinFrame("com.acme.Jni", "call", -1, true), new PinFrame("com.acme.App", "run", 9));
+        assertEquals(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.depthToCaller(jni), "reached within the default");
+        assertEquals("com.acme.Jni.call(native)", jni.get(3).toString());
+        List<PinFrame> deep = new java.util.ArrayList<>(List.of(PARK, SLEEP, new PinFrame("com.acme.Callbacks", "compare", 30),
+                new PinFrame("jdk.internal.foreign.abi.SharedUtils", "upcall", 10)));
+        for (int i = 0; i < 14; i++) {
+            deep.add(new PinFrame("java.util.concurrent.ForkJoinTask", "doExec", i));
+        }
+        deep.add(new PinFrame("com.acme.Sorter", "sortNative", 55));
+        assertEquals(18, PinAggregator.depthToCaller(deep), "beyond the default, up to the caller");
+    }
 }
