@@ -17,15 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import jdk.jfr.consumer.RecordingFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -57,7 +54,6 @@ final class PinsCommand implements Callable<Integer> {
     private static final Duration MAX_FOR = Duration.ofDays(1);
     private static final int MAX_DEPTH = 2048;
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final Pattern SIMPLE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -401,23 +397,10 @@ final class PinsCommand implements Callable<Integer> {
     static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         @Override
         public Duration convert(String value) {
-            String v = value.strip().toLowerCase(Locale.ROOT);
-            Matcher m = SIMPLE.matcher(v);
-            if (m.matches()) {
-                double n = Double.parseDouble(m.group(1));
-                double millis = switch (m.group(2)) {
-                    case "ms" -> n;
-                    case "s" -> n * 1_000;
-                    case "m" -> n * 60_000;
-                    default -> n * 3_600_000;
-                };
-                return Duration.ofMillis(Math.round(millis));
-            }
             try {
-                return Duration.parse(value.strip().toUpperCase(Locale.ROOT));
-            } catch (DateTimeParseException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration; write e.g. 500ms, 30s,"
-                        + " 5m, 1h or PT30S");
+                return Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
             }
         }
     }

@@ -425,7 +425,8 @@ public final class PinMonitor implements AutoCloseable {
                 newPins == 1 ? "pin" : "pins",
                 Durations.human(summaryEvery), now.pins(),
                 newFailures == 0 ? "" : ", " + newFailures + " virtual threads could not be scheduled",
-                grown.isEmpty() ? "(sites beyond the site limit)" : String.join("; ", grown), scheduler));
+                grown.isEmpty() ? (newPins == 0 ? "none" : "(sites beyond the site limit)") : String.join("; ", grown),
+                scheduler));
     }
 
     /** One mark: {@code done} is counted down when it was delivered or the monitor stopped. */
