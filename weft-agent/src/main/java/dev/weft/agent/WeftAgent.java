@@ -1,6 +1,7 @@
 package dev.weft.agent;
 
 import java.lang.instrument.Instrumentation;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The weft agent: {@code java -javaagent:weft-agent-<version>.jar[=options] -jar app.jar} runs
@@ -17,7 +18,9 @@ import java.lang.instrument.Instrumentation;
  */
 public final class WeftAgent {
 
-    private static AgentRun run; // guarded by WeftAgent.class
+    /** A lock, not synchronized: starting waits for JFR, and weft's own audit flags blocking under a monitor. */
+    private static final ReentrantLock STARTING = new ReentrantLock();
+    private static AgentRun run; // guarded by STARTING
 
     private WeftAgent() {
     }
@@ -45,13 +48,18 @@ public final class WeftAgent {
     }
 
     /** Starts the detectors once per JVM; a second load of the agent says so and changes nothing. */
-    static synchronized void start(String options) {
+    static void start(String options) {
         AgentOptions parsed = AgentOptions.parse(options);
-        if (run != null) {
-            System.getLogger(AgentRun.LOGGER).log(System.Logger.Level.WARNING,
-                    "weft agent: already running (" + run.options().detectorNames() + "); options " + options + " ignored");
-            return;
+        STARTING.lock();
+        try {
+            if (run != null) {
+                System.getLogger(AgentRun.LOGGER).log(System.Logger.Level.WARNING,
+                        "weft agent: already running (" + run.options().detectorNames() + "); options " + options + " ignored");
+                return;
+            }
+            run = AgentRun.start(parsed);
+        } finally {
+            STARTING.unlock();
         }
-        run = AgentRun.start(parsed);
     }
 }
