@@ -69,6 +69,36 @@ else
   test_fail "README blocks, JDK $JDK_MAJOR" "the runner did not finish (log: $work/readme-blocks.log)"
 fi
 
+# The README's Install section as a new user follows it: its whole-POM block and its first test,
+# pasted into an empty folder, then `mvn test`, with Maven 3.9 and, because the README says it
+# works too, with Debian's Maven 3.8.7 when it is on PATH (it has no maven.repo.local.tail: it
+# reads the scratch repository alone and downloads the rest, as a user's would).
+readme_install() {   # LABEL MVN_BINARY MAVEN_OPTS
+  local dir="$work/readme-install" log="$work/readme-install-$1.log" marker status p f
+  "$ROOT/build/readme/install-project.sh" "$dir" "$ROOT/README.md" \
+    || { test_fail "README install, $1" "the README's Install blocks could not be extracted (see above)"; return 0; }
+  step "building the README's Install project with $1"
+  marker=$(new_marker)
+  set +e
+  (cd "$dir" && MAVEN_OPTS=$3 JAVA_HOME=$JAVA_HOME "$2" -B -Dstyle.color=never test) > "$log" 2>&1
+  status=$?
+  set -e
+  read -r p f < <(count_tests "$marker" "$dir")
+  rm -f "$marker"
+  if [ $((p + f)) -eq 0 ]; then
+    grep -E '^\[ERROR\]' "$log" | head -n 10
+    test_fail "README install, $1, JDK $JDK_MAJOR" "mvn test ran no test (exit $status; log: $log)"
+  else
+    [ "$status" -eq 0 ] || say "README install, $1: mvn test failed (log: $log)"
+    test_report "README install, $1, JDK $JDK_MAJOR" "$p" "$f"
+  fi
+}
+readme_install "Maven $(maven_version "$MVN")" "$MVN" "${MAVEN_OPTS:-}"
+if command -v /usr/bin/mvn >/dev/null 2>&1 && [[ $(maven_version /usr/bin/mvn) == 3.8.* ]]; then
+  readme_install "Maven $(maven_version /usr/bin/mvn)" /usr/bin/mvn \
+    "$(printf '%s ' ${MAVEN_OPTS:-} | sed 's/-Dmaven\.repo\.local\.tail=[^ ]*//g')"
+fi
+
 # Every example project, built and tested as its user would: mvn verify on its own POM.
 for pom in "$ROOT"/examples/*/pom.xml; do
   [ -f "$pom" ] || continue
