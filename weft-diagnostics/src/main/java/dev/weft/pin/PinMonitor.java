@@ -180,7 +180,9 @@ public final class PinMonitor implements AutoCloseable {
 
     /**
      * Delivers what is left, stops recording and sampling, and returns the final report. Calling
-     * it again returns the same report.
+     * it again returns the same report. Called while the JVM shuts down (from a shutdown hook), it
+     * does not wait for JFR's last delivery, which JFR's own shutdown may have cut off: the report
+     * then holds the pins delivered so far, and the JVM's exit is not held up.
      *
      * @throws IllegalStateException if JFR did not deliver what was left in time (the monitor is
      *                               stopped all the same), or when called from the onPin callback
@@ -205,7 +207,10 @@ public final class PinMonitor implements AutoCloseable {
         }
         IllegalStateException undelivered = null;
         try {
-            if (failure == null) {
+            // From a shutdown hook (Spring closing its context, say) JFR's own hook may already
+            // have ended the stream: a marker would never arrive, and the JVM's exit would wait
+            // DELIVERY_TIMEOUT for it. The final report then lacks at most JFR's last second.
+            if (failure == null && !jvmShuttingDown()) {
                 syncOrThrow();
             }
         } catch (IllegalStateException e) {
@@ -227,6 +232,21 @@ public final class PinMonitor implements AutoCloseable {
             throw undelivered;
         }
         return report;
+    }
+
+    /**
+     * True while the JVM runs its shutdown hooks. The JDK offers no query for it; registering a
+     * hook is refused with IllegalStateException once shutdown has begun, and is otherwise undone.
+     */
+    static boolean jvmShuttingDown() {
+        Thread probe = new Thread(() -> { });
+        try {
+            Runtime.getRuntime().addShutdownHook(probe);
+            Runtime.getRuntime().removeShutdownHook(probe);
+            return false;
+        } catch (IllegalStateException shuttingDown) {
+            return true;
+        }
     }
 
     /** Stops the monitor; see {@link #stop()}. */
