@@ -36,6 +36,7 @@ public final class ScenarioContext {
     private final List<Goal> goals = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<Process> started = new ArrayList<>();
+    private final Map<String, Memory> memory = new LinkedHashMap<>();
     private String limitNote;
 
     /**
@@ -152,6 +153,48 @@ public final class ScenarioContext {
             extra.forEach((k, v) -> b.extra(String.valueOf(k), v));
         }
         b.add();
+    }
+
+    /**
+     * Opens a memory window for {@code variant} in this (the scenario's) JVM: close it when the
+     * variant's measured run ends. Each window's collector pauses, heap peak and allocated bytes
+     * ({@link MemoryMeter}) are added to the variant's, and the variant carries their sum in
+     * {@code memory} when it is reported (unless the builder was given one with
+     * {@link VariantBuilder#memory}). Open one window at a time: the heap peak is the JVM's.
+     *
+     * <pre>{@code
+     * for (int round = 0; round < rounds; round++) {
+     *     try (var w = ctx.measuring("no-lock")) { times.add(run()); }
+     * }
+     * }</pre>
+     */
+    public MemoryWindow measuring(String variant) {
+        return new MemoryWindow(Objects.requireNonNull(variant, "variant"), MemoryMeter.mark());
+    }
+
+    /** A variant's memory window; see {@link #measuring(String)}. */
+    public final class MemoryWindow implements AutoCloseable {
+        private final String variant;
+        private final MemoryMeter.Mark mark;
+        private boolean closed;
+
+        private MemoryWindow(String variant, MemoryMeter.Mark mark) {
+            this.variant = variant;
+            this.mark = mark;
+        }
+
+        /** Ends the window and adds what it measured to its variant's memory. */
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            Memory m = mark.since("scenario");
+            synchronized (ScenarioContext.this) {
+                memory.merge(variant, m, Memory::plus);
+            }
+        }
     }
 
     /**
@@ -418,6 +461,7 @@ public final class ScenarioContext {
         private String limitLabel;
         private List<Double> rounds = List.of();
         private Long peakPlatformThreads;
+        private Memory memory;
         private final Map<String, Object> extra = new LinkedHashMap<>();
 
         private VariantBuilder(String name) {
@@ -521,6 +565,15 @@ public final class ScenarioContext {
             return this;
         }
 
+        /**
+         * What the memory of the JVM that ran the variant did (e.g. a server JVM's, read there with
+         * {@link MemoryMeter}); unless set, the sum of the variant's {@link #measuring} windows, if any.
+         */
+        public VariantBuilder memory(Memory memory) {
+            this.memory = memory;
+            return this;
+        }
+
         /** Keeps what the scheduler did during this variant under {@code extra.scheduler}. */
         public VariantBuilder scheduler(SchedulerSamples samples) {
             return extra("scheduler", samples.toMap());
@@ -539,8 +592,14 @@ public final class ScenarioContext {
             if (!Double.isFinite(value)) {
                 throw new IllegalStateException("variant " + name + " measured " + value + "; a figure must be finite");
             }
+            Memory m = memory;
+            if (m == null) {
+                synchronized (ScenarioContext.this) {
+                    m = ScenarioContext.this.memory.get(name);
+                }
+            }
             Variant v = new Variant(name, unit, value, limit, Variant.ratio(value, limit), published, publishedRange,
-                    better, kind, limitLabel, rounds, peakPlatformThreads, null, extra);
+                    better, kind, limitLabel, rounds, peakPlatformThreads, null, m, extra);
             ScenarioContext.this.add(v);
             return v;
         }
