@@ -4,6 +4,7 @@ import dev.weft.thread.SchedulerSamples;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -38,6 +39,7 @@ public final class ScenarioContext {
     private final List<Process> started = new ArrayList<>();
     private final Map<String, Memory> memory = new LinkedHashMap<>();
     private String limitNote;
+    private Instant deadline;
 
     /**
      * A context for one scenario run.
@@ -50,6 +52,20 @@ public final class ScenarioContext {
         this.mode = Objects.requireNonNull(mode, "mode");
         this.progress = Objects.requireNonNull(progress, "progress");
         this.workDir = Objects.requireNonNull(workDir, "workDir");
+    }
+
+    /**
+     * A context whose scenario has {@code budgetSeconds} from its JVM's start: {@link #rounds}
+     * adds rounds only while they fit before then.
+     *
+     * @param budgetSeconds the descriptor's budget for the mode, or null for none
+     */
+    public ScenarioContext(Mode mode, PrintStream progress, Path workDir, Integer budgetSeconds) {
+        this(mode, progress, workDir);
+        if (budgetSeconds != null) {
+            Instant start = ProcessHandle.current().info().startInstant().orElse(Instant.now());
+            this.deadline = start.plusSeconds(budgetSeconds);
+        }
     }
 
     /** The sizes to run at. */
@@ -153,6 +169,25 @@ public final class ScenarioContext {
             extra.forEach((k, v) -> b.extra(String.valueOf(k), v));
         }
         b.add();
+    }
+
+    /**
+     * A loop of paired rounds that runs at least {@code minimum} and, while a watched goal is
+     * still inconclusive and the scenario's budget has room for another round, more, up to
+     * {@code maximum} (smoke runs: {@code minimum} only). Rounds run one after another; after
+     * each, the interval of every watched goal is recomputed from its per-round figures.
+     *
+     * <pre>{@code
+     * Rounds rounds = ctx.rounds(8, 20)
+     *         .watch(Goal.AT_MOST, 1.10, weftMs, argMs);  // live lists: the loop reads them anew
+     * while (rounds.another()) {
+     *     argMs.add(time(explicitArg));
+     *     weftMs.add(time(weftContext));
+     * }
+     * }</pre>
+     */
+    public Rounds rounds(int minimum, int maximum) {
+        return new Rounds(this, minimum, mode == Mode.SMOKE ? minimum : maximum, deadline);
     }
 
     /**

@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
                 + " [--jdk 21|25|PATH] [--help]",
         description = "Re-runs the articles' experiments on this machine, each next to its physical limit, and writes"
                 + " results.json, report.md and report.html, which open with the verdict on every goal. Quick mode (the"
-                + " default) finishes within 4 minutes on 2 cores; --full adds the articles' sizes, cold starts and"
+                + " default) finishes within 5 minutes on 2 cores; --full adds the articles' sizes, cold starts and"
                 + " dispatchers-io-5000.",
         footer = "%n--jdk 21|25|PATH (read by ./weft): run the lab on that JDK, fetching a JDK 21 runtime if none is"
                 + " installed. Without it, the pinning scenario also runs on every other JDK >= 21 installed or cached"
