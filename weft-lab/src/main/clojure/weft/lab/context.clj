@@ -140,11 +140,11 @@
   (if (= env :loaded) (as-loaded-code thunk) (thunk)))
 
 (defn- measure
-  "One round's figure of a variant: after a full collection (so that no variant inherits another's
-  garbage) and one checked run, the mean wall time in ms of `(f n)` over a batch of at least
-  `batch` (a Duration) of runs (dev.weft.lab.Iterations), in the variant's environment."
+  "One round's figure of a variant: after one checked run, the mean wall time in ms of `(f n)` over
+  a batch of at least `batch` (a Duration) of runs (dev.weft.lab.Iterations), in the variant's
+  environment. The caller collects first (so that no variant inherits another's garbage), outside
+  the variant's memory window."
   [env f n ^Duration batch]
-  (System/gc)
   (in-env env #(do (checked-run f n)
                    (Iterations/msPerIteration batch 1 (fn [] (f n))))))
 
@@ -201,7 +201,8 @@
       (while (.another rounds)
         (doseq [[name env f] (shuffle variants)]
           (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))
-                ms (try (with-open [_ (.measuring ^ScenarioContext ctx name)]
+                ms (try (System/gc)
+                        (with-open [_ (.measuring ^ScenarioContext ctx name)]
                           (measure env f n batch))
                         (finally (swap! samplers update name (fnil conj []) (.stop sampler))))]
             (swap! times update name (fnil conj []) ms)

@@ -47,7 +47,7 @@ public final class Repeats {
             List<String> row = new ArrayList<>(List.of(e.getKey()));
             for (Goal g : cells) {
                 row.add(g == null ? "-" : g.verdictText() + " " + Table.goalFigure(g.measured(), g.unit())
-                        + " [" + Table.goalInterval(g) + ", " + g.roundsUsed() + " rounds]");
+                        + " [" + Table.goalInterval(g) + (g.roundsUsed() == null ? "" : ", " + g.roundsUsed() + " rounds") + "]");
             }
             boolean allDecided = cells.stream().allMatch(g -> g != null && g.met() != null);
             boolean same = !allDecided || cells.stream().map(Goal::met).distinct().count() == 1;
