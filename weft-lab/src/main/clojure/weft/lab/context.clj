@@ -31,7 +31,7 @@
   (:import (dev.weft.context Context)
            (org.slf4j MDC)
            (dev.weft.lab Goal Iterations Rounds ScenarioContext)
-           (dev.weft.thread SchedulerSampler SchedulerSamples)
+           (dev.weft.scheduler SchedulerSampler SchedulerSamples)
            (java.time Duration)))
 
 (set! *warn-on-reflection* true)

@@ -4,7 +4,7 @@ import clojure.java.api.Clojure;
 import dev.weft.lab.Memory;
 import dev.weft.lab.MemoryMeter;
 import dev.weft.lab.report.Json;
-import dev.weft.thread.SchedulerSampler;
+import dev.weft.scheduler.SchedulerSampler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
