@@ -130,32 +130,56 @@ class LayoutTest {
                 "weft-clj's users must not get core.async (it is weft-async's)");
     }
 
-    @Test
-    void theReadmeInstallSnippetsNameEveryModuleAtWeftsVersion() throws Exception {
-        String readme = Files.readString(ROOT.resolve("README.md"));
-        int from = readme.indexOf("\n## Install\n");
-        assertTrue(from >= 0, "README.md has an Install section");
+    /** The part of {@code readme} under the heading {@code ## title}, up to the next such heading. */
+    private static String section(String readme, String title) {
+        int from = readme.indexOf("\n## " + title + "\n");
+        assertTrue(from >= 0, "README.md has a section " + title);
         int to = readme.indexOf("\n## ", from + 1);
-        String install = readme.substring(from, to < 0 ? readme.length() : to);
-        StringBuilder code = new StringBuilder();
-        Matcher block = Pattern.compile("(?s)```[a-z]*\n(.*?)```").matcher(install);
-        while (block.find()) {
-            code.append(block.group(1));
-        }
+        return readme.substring(from, to < 0 ? readme.length() : to);
+    }
+
+    private static Set<String> artifacts(CharSequence text) {
         Set<String> named = new TreeSet<>();
-        Matcher artifact = Pattern.compile("weft-[a-z0-9]+(?:-[a-z][a-z0-9]*)*").matcher(code);
+        Matcher artifact = Pattern.compile("weft-[a-z0-9]+(?:-[a-z][a-z0-9]*)*").matcher(text);
         while (artifact.find()) {
             named.add(artifact.group());
         }
+        return named;
+    }
+
+    @Test
+    void theReadmeNamesEveryModuleAndItsInstallSnippetsUseWeftsVersion() throws Exception {
+        String readme = Files.readString(ROOT.resolve("README.md"));
         Set<String> expected = new TreeSet<>(libraryModules());
         expected.add("weft-bom");
-        assertEquals(expected, named, "the Install section's snippets (Maven, Gradle, deps.edn, Leiningen) name"
-                + " weft-bom and every library module, and nothing else");
-        String version = text(pom(ROOT.resolve("pom.xml")), "version");
-        Matcher v = Pattern.compile("\\d+\\.\\d+\\.\\d+(?:-[A-Za-z0-9]+)?").matcher(code);
-        while (v.find()) {
-            assertEquals(version, v.group(), "a version in the Install snippets (./weft version sets them)");
+        StringBuilder rows = new StringBuilder();
+        for (String line : section(readme, "Modules").lines().toList()) {
+            if (line.startsWith("| `weft-")) {
+                rows.append(line, 0, line.indexOf('|', 1)).append('\n');
+            }
         }
+        assertEquals(expected, artifacts(rows), "the Modules table names weft-bom and every library module, one row"
+                + " each, and nothing else");
+        StringBuilder code = new StringBuilder();
+        Matcher block = Pattern.compile("(?s)```[a-z]*\n(.*?)```").matcher(section(readme, "Install"));
+        while (block.find()) {
+            code.append(block.group(1));
+        }
+        Set<String> installed = artifacts(code);
+        assertTrue(installed.contains("weft-bom") || installed.contains("weft-core"), "the Install snippets name weft");
+        assertTrue(expected.containsAll(installed), "the Install snippets (Maven, Gradle, deps.edn, Leiningen) name"
+                + " only weft's modules: " + installed);
+        String version = text(pom(ROOT.resolve("pom.xml")), "version");
+        // weft's coordinates and their versions: dev.weft/weft-x {:mvn/version "V"}, [dev.weft/weft-x "V"],
+        // dev.weft:weft-x:V, and Maven's <artifactId>weft-x</artifactId> <version>V</version>.
+        Matcher v = Pattern.compile("weft-[a-z0-9-]+(?:\"?\\s*\\{:mvn/version|\"?\\s|:|</artifactId>\\s*<version>)\\s*\"?"
+                + "(\\d+\\.\\d+\\.\\d+(?:-[A-Za-z0-9]+)?)").matcher(code);
+        int versions = 0;
+        while (v.find()) {
+            versions++;
+            assertEquals(version, v.group(1), "the version of " + v.group() + " in the Install snippets (./weft version sets it)");
+        }
+        assertTrue(versions > 0, "the Install snippets give weft's version");
     }
 
     @Test

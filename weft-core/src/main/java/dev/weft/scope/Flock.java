@@ -18,13 +18,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * lock, or a shared concurrent set, there made a fork cost several bare virtual threads):
  *
  * <ul>
- *   <li><b>Forks.</b> The owner alone appends to {@code forked} ({@link #add}) and publishes the
+ *   <li><b>Forks.</b> The owner alone appends to {@code forked} ({@link #publish}) and publishes the
  *       new count with a volatile write; a sweep reads the count first, then the array, so it sees
  *       every subtask counted. A subtask clears its thread when it ends, so a stale read only
  *       interrupts a thread that finished its task.
- *   <li><b>Publish, then re-check.</b> After {@code add} the owner reads the scope's state; a
- *       canceller writes the state, then sweeps. Both are volatile: one sees the other, so every
- *       subtask is either interrupted by the sweep or never started (the scope does the re-check).
+ *   <li><b>Publish, then re-check.</b> After appending, {@link #publish} reads the scope's state;
+ *       a canceller writes the state, then sweeps. Both are volatile: one sees the other, so every
+ *       subtask is either interrupted by the sweep or never started. (ScopeCoreLincheckTest
+ *       checks this; only the owner reads the count exactly: another thread may see a subtask
+ *       counted that a fork is withdrawing.)
  *   <li><b>Completions.</b> Each subtask ends once ({@link #ended}): {@code completed} never
  *       exceeds the count, and the forks are live while it is below.
  *   <li><b>The owner's wait.</b> The owner sets {@code ownerWaiting} under the lock, then checks
