@@ -126,7 +126,8 @@ class LayoutTest {
 
     @Test
     void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
-        assertEquals(Set.of("dev.weft:weft-core", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
+        // weft-diagnostics: weft.pin's monitor and checks, and weft.thread's scheduler snapshot
+        assertEquals(Set.of("dev.weft:weft-core", "dev.weft:weft-diagnostics", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
     }
 
