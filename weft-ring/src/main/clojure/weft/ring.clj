@@ -106,12 +106,13 @@
     (merge pos-duration {:key :idle-timeout :aliases [:idle-timeout-ms] :default 30000
                          :doc "close a connection idle this long; a request whose handler is still working is never cut by it"})
     (merge pos-duration {:key :request-read-timeout :default 30000
-                         :doc "longest a client may take to send a request's head, and a body its handler is reading, counted from the request's first byte; then 408 and a close (checked every quarter of it, so the cut comes within 1.5 times it); nil for none"})
+                         :doc "longest a client may take to send a request's head, and a body its handler is reading, counted from the request's first byte; then 408 and a close (checked every quarter of it, so the cut comes within 1.5 times it)"
+                         :nil "none: a client may take as long as it likes"})
     (merge (int-in 256 Integer/MAX_VALUE "an integer, 256 or more")
            {:key :max-header-bytes :default 8192 :doc "largest request line and headers; more gets 431"})
     (merge (int-in 1 Integer/MAX_VALUE "a positive integer")
-           {:key :max-body-bytes :default (* 10 1024 1024) :nilable? true
-            :doc "largest request body; more gets 413 (10 MiB by default; nil for no limit)"})
+           {:key :max-body-bytes :default (* 10 1024 1024) :default-doc "10 MiB" :nil "no limit"
+            :doc "largest request body; more gets 413"})
     (merge (int-in 1 64 "an integer from 1 to 64") {:key :acceptors :doc "acceptor threads" :default-doc "Jetty's (1 below 16 cores)"})
     (merge (int-in 1 256 "an integer from 1 to 256") {:key :selectors :doc "selector threads" :default-doc "Jetty's (half the cores, up to 4)"})
     (merge pos-duration {:key :websocket-idle-timeout :default 30000 :doc "close a WebSocket idle this long"})
