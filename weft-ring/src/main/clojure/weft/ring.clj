@@ -49,7 +49,6 @@
            (dev.weft.ring RingConnector RingHandler Tls)
            (java.nio.file Path)
            (org.eclipse.jetty.alpn.server ALPNServerConnectionFactory)
-           (org.eclipse.jetty.http2.server HTTP2CServerConnectionFactory HTTP2ServerConnectionFactory)
            (java.time Duration)
            (org.eclipse.jetty.server ConnectionFactory HttpConfiguration
                                      SecureRequestCustomizer Server SslConnectionFactory)
@@ -190,10 +189,10 @@
       (and tls http2?) [(SslConnectionFactory. (.contextFactory tls) "alpn")
                         (doto (ALPNServerConnectionFactory. ^"[Ljava.lang.String;" (into-array String ["h2" "http/1.1"]))
                           (.setDefaultProtocol "http/1.1"))
-                        (HTTP2ServerConnectionFactory. config)
+                        (RingConnector/h2 config)
                         http1]
       tls [(SslConnectionFactory. (.contextFactory tls) "http/1.1") http1]
-      http2? [http1 (HTTP2CServerConnectionFactory. config)]
+      http2? [http1 (RingConnector/h2c config)]
       :else [http1])))
 
 (defn- connector ^RingConnector [^Server server ^RingHandler handler {:keys [host backlog ^Duration idle-timeout acceptors selectors]}

@@ -5,7 +5,8 @@
             [clojure.java.shell :as sh]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
-            [weft.ring :as ring])
+            [weft.ring :as ring]
+            [weft.ring.test-support :refer [make-keystore! password]])
   (:import (java.io FileInputStream)
            (java.nio.file Files)
            (java.nio.file.attribute FileAttribute)
@@ -17,23 +18,6 @@
            (javax.net.ssl SSLContext SSLSocket TrustManagerFactory)))
 
 (set! *warn-on-reflection* true)
-
-(def ^:private password "changeit")
-
-(defn- keytool [& args]
-  (let [bin (str (System/getProperty "java.home") "/bin/keytool")
-        r (apply sh/sh bin args)]
-    (when-not (zero? (:exit r))
-      (throw (ex-info (str "keytool failed: " (:err r) (:out r)) {:args args})))
-    r))
-
-(defn- make-keystore!
-  "A PKCS12 key store at `file` with a new self-signed certificate for CN=`cn` (localhost and 127.0.0.1)."
-  [file cn]
-  (io/delete-file file true)
-  (keytool "-genkeypair" "-alias" "server" "-keyalg" "EC" "-groupname" "secp256r1" "-validity" "2"
-           "-dname" (str "CN=" cn) "-ext" "SAN=dns:localhost,ip:127.0.0.1"
-           "-keystore" (str file) "-storetype" "PKCS12" "-storepass" password "-keypass" password))
 
 (defn- pem-files!
   "Writes the key store's certificate and private key as PEM files; returns [cert key]."
