@@ -3,11 +3,11 @@
 
       (require '[weft.ring :as ring])
       (def server (ring/run-server (fn [req] {:status 200 :body \"hello\"}) {:port 8080}))
-      (ring/stop-server server)   ; drains: in-flight requests finish first
+      (ring/stop-server! server)  ; drains: in-flight requests finish first
 
   - `run-server` starts a server and returns it at once; `(:port server)` is the port
     it listens on (useful with `:port 0`, which picks a free one).
-  - `stop-server` drains: it stops accepting, lets the requests in flight finish within a
+  - `stop-server!` drains: it stops accepting, lets the requests in flight finish within a
     timeout, then closes. The server is also `java.lang.AutoCloseable` (`with-open`).
   - `stats` tells what is in flight, waiting and rejected.
 
@@ -282,7 +282,7 @@
 
 (options/document! #'run-server server-options)
 
-(defn stop-server
+(defn stop-server!
   "Stops `server` gracefully and returns true when every request in flight finished and
   its response was written.
 
@@ -295,12 +295,21 @@
   response that could not be written during the drain (the client went away, say) is lost:
   the result is false too. `stats` tells which (`:abandoned`, `:lost`). Concurrent and
   repeated calls wait for the first to finish and return its result. Closing the server
-  (`with-open`) is `(stop-server server)`."
-  ([server] (stop-server server {}))
+  (`with-open`) is `(stop-server! server)`."
+  ([server] (stop-server! server {}))
   ([server opts]
    (server-impl/stop! server (:timeout (options/check server-impl/stop-options opts)))))
 
-(options/document! #'stop-server server-impl/stop-options)
+(options/document! #'stop-server! server-impl/stop-options)
+
+(defn stop-server
+  "Deprecated: the old name of `stop-server!` (a side effect's name ends in `!`), kept through this
+  release. Prints a one-time warning, then does what `stop-server!` does."
+  {:deprecated "0.1.0"}
+  ([server] (stop-server server {}))
+  ([server opts]
+   (options/warn-deprecated-fn! "weft.ring/stop-server" "weft.ring/stop-server!")
+   (stop-server! server opts)))
 
 (defn reload-ssl!
   "Reads the TLS key and certificate of `server` again, from the :keystore or the :ssl-cert
@@ -321,7 +330,7 @@
     :waiting    requests waiting for a turn under :max-concurrency or :limit (0 without one)
     :limit      the adaptive limit's current value (only with :limit)
     :rejected   requests answered 503 because the server was full, since it started
-    :abandoned  requests cut off by the last stop (see `stop-server`)
+    :abandoned  requests cut off by the last stop (see `stop-server!`)
     :lost       responses that could not be written since the server started (the client
                 went away, its connection timed out or closed, or a streaming body failed
                 after the status was sent); each is logged once at WARN

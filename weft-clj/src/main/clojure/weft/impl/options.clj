@@ -174,12 +174,22 @@
 
 (defonce ^:private warned (atom #{}))
 
-(defn- warn-deprecated! [fn-name old new]
-  (when-not (contains? @warned [fn-name old])
-    (swap! warned conj [fn-name old])
+(defn- warn-once! [k message]
+  (when-not (contains? @warned k)
+    (swap! warned conj k)
     (binding [*out* *err*]
-      (println (str "WARNING: " fn-name " option " old " is deprecated and will be removed in the next"
-                    " release; use " new " (see doc/options.md)")))))
+      (println (str "WARNING: " message)))))
+
+(defn- warn-deprecated! [fn-name old new]
+  (warn-once! [fn-name old] (str fn-name " option " old " is deprecated and will be removed in the next"
+                                 " release; use " new " (see doc/options.md)")))
+
+(defn warn-deprecated-fn!
+  "Prints, once per JVM, that the function `old` (\"weft.ring/stop-server\") is deprecated for `new`
+  (\"weft.ring/stop-server!\"): what a deprecated alias calls before doing what `new` does."
+  [old new]
+  (warn-once! [old] (str old " is deprecated and will be removed in the next release; use " new
+                         " (see CHANGELOG.md)")))
 
 (defn- known-text [spec]
   (str/join ", " (map pr-str (sort (keys (:by-key spec))))))

@@ -18,7 +18,7 @@
 
 (deftest every-nilable-option-means-what-its-doc-says
   (let [specs (filter #(re-find #"^weft\.ring" (:fn %)) (options/specs))]
-    (is (= #{"weft.ring/run-server" "weft.ring/stop-server" "weft.ring.sse/event-stream"}
+    (is (= #{"weft.ring/run-server" "weft.ring/stop-server!" "weft.ring.sse/event-stream"}
            (set (map :fn specs)))
         "the walk sees every options table of weft-ring")
     (doseq [spec specs]

@@ -17,7 +17,7 @@
      (try
        ~@body
        (finally
-         (ring/stop-server ~sym {:timeout-ms 10000})))))
+         (ring/stop-server! ~sym {:timeout-ms 10000})))))
 
 (def ^:private err-lock (Object.))
 

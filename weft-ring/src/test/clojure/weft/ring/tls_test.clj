@@ -56,7 +56,7 @@
       (testing "TLS 1.1 and older are refused"
         (is (not (zero? (:exit (curl "-k" "--tlsv1.1" "--tls-max" "1.1" (str "https://127.0.0.1:" (:ssl-port s) "/")))))))
       (is (= "HTTP/1.1 https" (:out (curl "-k" "--tlsv1.2" "--tls-max" "1.2" (str "https://127.0.0.1:" (:ssl-port s) "/")))))
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))
 
 (deftest tls-with-pem-files-and-http2
   (let [dir (temp-dir)
@@ -74,14 +74,14 @@
           "h2c with prior knowledge")
       (is (= "HTTP/2 http" (:out (curl "--http2" (str "http://127.0.0.1:" (:port s) "/"))))
           "h2c by Upgrade")
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))
 
 (deftest http2-is-off-by-default
   (let [s (ring/run-server protocol-handler {:port 0 :host "127.0.0.1"})]
     (try
       (is (= "HTTP/1.1 http" (:out (curl "--http2" (str "http://127.0.0.1:" (:port s) "/"))))
           "an Upgrade: h2c is ignored")
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))
 
 (defn- trusting ^SSLContext [files]
   (let [ts (doto (KeyStore/getInstance "PKCS12") (.load nil nil))]
@@ -144,4 +144,4 @@
         (spit live "not a key store")
         (is (thrown? Exception (ring/reload-ssl! s)))
         (is (= "renewed" (served-cn ctx port))))
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))
