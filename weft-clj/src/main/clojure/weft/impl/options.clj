@@ -271,7 +271,8 @@
 
 (defn nil-problems
   "What is wrong with how `spec` treats nil, one string per problem (empty when nothing is):
-  an option with :nil must come out of `check` as nil whatever its default; any other nilable
+  an option with :nil must come out of `check` as nil whatever its default; an option that is not
+  :nilable? must refuse nil or take it as a value (\"close? false or nil\": false); any other nilable
   option's nil must be \"not given\" (the same as leaving it out); a :doc that speaks of nil
   (\"nil for none\") must say it through :nil, so that `check` honours what it documents."
   [spec]
@@ -282,8 +283,8 @@
                 absent (check spec {})
                 problem (cond
                           (not (:nilable? o))
-                          (when-not (instance? InvalidOptionException given)
-                            (str k " is not nilable but nil was accepted"))
+                          (when-not (or (instance? InvalidOptionException given) (contains? given k))
+                            (str k " is not nilable (nil is a value or an error) but check dropped it"))
                           (instance? InvalidOptionException given)
                           (str k " nil was refused: " (ex-message given))
                           (:nil o)
