@@ -61,7 +61,7 @@
                 f (submit clients #(try (http/http (:port s) "GET" "/stuck") (catch Exception e e)))]
             (is (.tryAcquire entered 30 TimeUnit/SECONDS))
             (is (= 1 (.inUse shared)))
-            (is (false? (ring/stop-server s {:timeout 100})) "the stuck request was abandoned")
+            (is (false? (ring/stop-server! s {:timeout 100})) "the stuck request was abandoned")
             (is (= 1 (:abandoned (ring/stats s))))
             (.get f 30 TimeUnit/SECONDS)
             (await! #(zero? (.inUse shared)))

@@ -181,7 +181,7 @@ final class OverloadServers {
                 : PersistentHashMap.create(k("port"), 0, k("host"), "127.0.0.1");
         Object server = ringVar("run-server").invoke(handler, opts);
         IFn stats = ringVar("stats");
-        IFn stop = ringVar("stop-server");
+        IFn stop = ringVar("stop-server!");
         return new Running() {
             @Override
             public int port() {
