@@ -10,7 +10,6 @@ import dev.weft.pin.PinCheck;
 import dev.weft.pin.PinMonitor;
 import dev.weft.pin.PinProbe;
 import dev.weft.pin.StarvationDetector;
-import dev.weft.pool.Pool;
 import dev.weft.scope.Scope;
 import dev.weft.scope.Subtask;
 import dev.weft.thread.SchedulerSampler;
@@ -30,8 +29,6 @@ class BlockingMarksTest {
         assertEquals(Set.of("close()", "fork(Callable)", "join()", "join(Joiner)"), marked(Scope.class, BLOCKING));
         assertEquals(Set.of("await(Duration)"), marked(Subtask.class, BLOCKING));
         assertEquals(Set.of("acquire()", "call(Callable)"), marked(Limiter.class, BLOCKING));
-        // close waits up to closeTimeout for borrowed resources.
-        assertEquals(Set.of("borrow()", "borrow(Duration)", "close()", "close(Duration)"), marked(Pool.class, BLOCKING));
         // Each waits for JFR to deliver (report, stop, close) or to start (the builder's start).
         assertEquals(Set.of("close()", "report()", "stop()", "sync(Duration)"), marked(PinMonitor.class, BLOCKING));
         assertEquals(Set.of("start()"), marked(PinMonitor.Builder.class, BLOCKING));
