@@ -1,6 +1,8 @@
 package dev.weft.pool;
 
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Objects;
 
 /**
  * One borrow of one resource from a {@link Pool}. Closing the lease returns the resource;
@@ -17,17 +19,35 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * same lease. A lease is meant for the thread that borrowed it, but may be handed to another and
  * closed there.
  *
+ * <p>A library that hands its users a handle of its own (weft-jdbc's {@code Connection}) may make
+ * that handle the lease: subclass it and borrow with {@link Pool#borrow(java.time.Duration,
+ * java.util.function.Function)}, so that a borrow allocates one object, not two.
+ *
  * @param <T> the resource type
  */
-public final class Lease<T> implements AutoCloseable {
+public class Lease<T> implements AutoCloseable {
 
-    private final Pool<T> pool;
-    private final Pool.Entry<T> entry;
-    private final AtomicBoolean ended = new AtomicBoolean();
+    private static final VarHandle ENDED;
 
-    Lease(Pool<T> pool, Pool.Entry<T> entry) {
-        this.pool = pool;
-        this.entry = entry;
+    static {
+        try {
+            ENDED = MethodHandles.lookup().findVarHandle(Lease.class, "ended", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Slot<T> slot;
+    @SuppressWarnings("unused") // through ENDED
+    private volatile int ended;
+
+    /**
+     * A lease of {@code slot}, which the pool passed to the function given to
+     * {@link Pool#borrow(java.time.Duration, java.util.function.Function)}; make exactly one per
+     * slot so passed.
+     */
+    protected Lease(Slot<T> slot) {
+        this.slot = Objects.requireNonNull(slot, "slot");
     }
 
     /**
@@ -35,17 +55,17 @@ public final class Lease<T> implements AutoCloseable {
      *
      * @throws IllegalStateException after the lease was closed or invalidated
      */
-    public T get() {
-        if (ended.get()) {
-            throw new IllegalStateException("this lease of pool \"" + pool.name()
+    public final T get() {
+        if (ended != 0) {
+            throw new IllegalStateException("this lease of pool \"" + slot.pool.name()
                     + "\" has already been returned; borrow again to use a resource");
         }
-        return entry.resource;
+        return slot.resource;
     }
 
     /** Whether the lease was closed or invalidated. */
-    public boolean isEnded() {
-        return ended.get();
+    public final boolean isEnded() {
+        return ended != 0;
     }
 
     /**
@@ -54,9 +74,7 @@ public final class Lease<T> implements AutoCloseable {
      */
     @Override
     public void close() {
-        if (ended.compareAndSet(false, true)) {
-            pool.release(entry, false);
-        }
+        end(false);
     }
 
     /**
@@ -64,13 +82,29 @@ public final class Lease<T> implements AutoCloseable {
      * another when borrowers need one. Idempotent; nothing happens after {@link #close()}.
      */
     public void invalidate() {
-        if (ended.compareAndSet(false, true)) {
-            pool.release(entry, true);
+        end(true);
+    }
+
+    /**
+     * Ends the lease once: returns the resource, or destroys it when {@code broken}.
+     *
+     * @return false if the lease had already ended (nothing done)
+     */
+    protected final boolean end(boolean broken) {
+        if (ENDED.compareAndSet(this, 0, 1)) {
+            slot.pool.release(slot, broken);
+            return true;
         }
+        return false;
+    }
+
+    /** The name of the pool this lease is from (for a subclass's messages). */
+    protected final String poolName() {
+        return slot.pool.name();
     }
 
     @Override
     public String toString() {
-        return "Lease[pool=" + pool.name() + (ended.get() ? ", ended]" : "]");
+        return "Lease[pool=" + slot.pool.name() + (isEnded() ? ", ended]" : "]");
     }
 }

@@ -2,35 +2,29 @@ package dev.weft.pool;
 
 import dev.weft.thread.Durations;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Iterator;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.jetbrains.annotations.Blocking;
 
 /**
  * A pool of reusable resources (database connections, sockets, clients) for virtual threads:
- * borrowers that find none free park in first-come, first-served order and never spin, pin or
- * yield.
+ * borrowers that find none free park, served in arrival order among themselves, and never spin,
+ * pin or yield.
  *
- * <p>The model: the pool keeps at most {@code maxSize} resources open. A borrow takes an idle
- * resource, or parks until one is returned or created, at most {@code maxWait}; a resource
- * returned while borrowers wait goes straight to the longest-waiting one. Resources are created by
- * the pool's own virtual threads, at most {@code maxCreating} at a time, only while borrowers wait
- * or fewer than {@code minIdle} are idle; a failed creation is retried with a back-off while there
- * is still demand. A resource idle longer than {@code validateAfter} is validated before it is
- * handed out; a resource older than {@code maxLifetime} or idle longer than {@code idleTimeout}
- * (beyond {@code minIdle}) is destroyed by a housekeeping virtual thread; a resource held longer
- * than {@code leakThreshold} is reported with the stack of the borrow.
+ * <p>The model: the pool keeps at most {@code maxSize} resources open. A borrow takes a free
+ * resource, or parks until one is returned or created, at most {@code maxWait}. A borrower that
+ * arrives while others wait may still take a resource that is free at that moment, but the
+ * longest-waiting borrower is overtaken at most {@code maxSize} times before a returned resource
+ * goes straight to it (bounded barging, decision 0603): the pool stays fast under contention and
+ * no wait grows without bound. Resources are created by the pool's own virtual threads, at most
+ * {@code maxCreating} at a time, only while borrowers wait or fewer than {@code minIdle} are idle;
+ * a failed creation is retried with a back-off while there is still demand. A resource idle
+ * longer than {@code validateAfter} is validated before it is handed out; a resource older than
+ * {@code maxLifetime} or idle longer than {@code idleTimeout} (beyond {@code minIdle}) is destroyed
+ * by a housekeeping virtual thread; a resource held longer than {@code leakThreshold} is reported
+ * with the stack of the borrow.
  *
  * <pre>{@code
  * try (Pool<StringBuilder> pool = Pool.builder("buffers",
@@ -53,81 +47,34 @@ import org.jetbrains.annotations.Blocking;
 public final class Pool<T> implements AutoCloseable {
 
     /*
-     * Implementation overview. One ReentrantLock guards the counts, the idle deque (most recently
-     * returned first, so the least used ones age out at the tail) and the FIFO queue of waiters.
-     * Nothing slow runs under the lock: creation, validation, reset and destruction happen after
-     * it is released. A waiter parks with LockSupport.parkNanos on its own Waiter record; a returning
-     * or creating thread hands a resource to the first live waiter under the lock and unparks it,
-     * so a resource never sits idle while someone waits, and a newcomer never overtakes a waiter
-     * (the fast path is taken only when nobody waits). A waiter that times out or is interrupted
-     * cancels itself under the lock; if a resource reached it first, it takes it (timeout) or gives
-     * it back (interrupt), so no resource is lost. 'total' counts open resources (until destroyed) plus creations in
-     * flight and never exceeds maxSize.
+     * The mechanisms, one per file: HandOff (the kernel: slots, waiters, the one lock, the
+     * barging rule; its protocol is at its top), Creators (opening resources on demand), Housekeeper
+     * (eviction, lifetime, leaks), PoolConfig (the options). This class is the facade: the borrow
+     * and return paths that call the factory (validate, reset, destroy) outside any lock, close,
+     * and statistics.
      */
 
     private static final System.Logger LOG = System.getLogger(Pool.class.getName());
-    /** The outcome close() gives every waiter; each throws its own PoolClosedException. */
-    private static final Object CLOSED = new Object();
-    private static final long MAX_BACKOFF_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final String name;
-    private final ResourceFactory<T> factory;
-    private final int maxSize;
-    private final int minIdle;
-    private final int maxCreating;
-    private final Duration maxWait;
-    private final long maxLifetime;
-    private final long idleTimeout;
-    private final long validateAfter;
-    private final long leakThreshold;
-    private final Duration closeTimeout;
-    private final Consumer<? super LeakReport> onLeak;
+    private final PoolConfig<T> config;
+    private final HandOff<T> kernel;
+    private final Creators<T> creators;
+    private final Housekeeper<T> housekeeper;
+    private final PoolCounters counters = new PoolCounters();
+    private final Function<Slot<T>, Lease<T>> plainLeases = Lease::new;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition returned = lock.newCondition();
-    private final ArrayDeque<Entry<T>> idle = new ArrayDeque<>();
-    private final ArrayDeque<Waiter<T>> waiters = new ArrayDeque<>();
-    private final Set<Entry<T>> borrowed = new LinkedHashSet<>();
-    private final Set<Thread> workers = new LinkedHashSet<>();
-    private final WaitHistogram waits = new WaitHistogram();
-    private final Thread housekeeper;
-    private int total;
-    private int creating;
-    private int waiting;
-    private boolean closed;
-    private long created;
-    private long destroyed;
-    private long borrows;
-    private long timeouts;
-    private long createFailures;
-    private long leaks;
-    private Throwable lastCreateFailure;
+    private Pool(PoolConfig<T> config) {
+        this.config = config;
+        this.kernel = new HandOff<>(config.name(), config.bargeBound(), this::borrowersWait);
+        this.creators = new Creators<>(this, config, kernel, counters);
+        this.housekeeper = new Housekeeper<>(this, config, kernel, creators, counters);
+        creators.fill();
+        housekeeper.start();
+    }
 
-    private Pool(Builder<T> b) {
-        this.name = b.name;
-        this.factory = b.factory;
-        this.maxSize = b.maxSize;
-        this.minIdle = b.minIdle;
-        this.maxCreating = b.maxCreating;
-        this.maxWait = b.maxWait;
-        this.maxLifetime = b.maxLifetime.toNanos();
-        this.idleTimeout = b.idleTimeout.toNanos();
-        this.validateAfter = b.validateAfter.toNanos();
-        this.leakThreshold = b.leakThreshold.toNanos();
-        this.closeTimeout = b.closeTimeout;
-        this.onLeak = b.onLeak;
-        long period = housekeepingPeriod();
-        this.housekeeper = period == 0 ? null
-                : Thread.ofVirtual().name("weft-pool-" + name + "-housekeeper").unstarted(() -> housekeep(period));
-        lock.lock();
-        try {
-            fillLocked();
-        } finally {
-            lock.unlock();
-        }
-        if (housekeeper != null) {
-            housekeeper.start();
-        }
+    /** The hand-off's one callback: borrowers started waiting, so there may be something to create. */
+    private void borrowersWait() {
+        creators.fill();
     }
 
     /**
@@ -143,12 +90,20 @@ public final class Pool<T> implements AutoCloseable {
 
     /** The pool's name. */
     public String name() {
-        return name;
+        return config.name();
     }
 
     /** The most resources the pool keeps open at once. */
     public int maxSize() {
-        return maxSize;
+        return config.maxSize();
+    }
+
+    /**
+     * How many borrowers are parked waiting for a resource now: one volatile read, no lock, cheap
+     * enough for a per-request admission check. {@link #stats()} has the rest.
+     */
+    public int waiting() {
+        return kernel.waiting();
     }
 
     /**
@@ -162,11 +117,11 @@ public final class Pool<T> implements AutoCloseable {
      */
     @Blocking
     public Lease<T> borrow() throws InterruptedException {
-        return borrow(maxWait);
+        return borrow(config.maxWait(), plainLeases);
     }
 
     /**
-     * Borrows a resource, waiting at most {@code maxWait} (zero: only an idle one, at once).
+     * Borrows a resource, waiting at most {@code maxWait} (zero: only a free one, at once).
      *
      * @throws PoolTimeoutException if no resource became free in time
      * @throws PoolClosedException  if the pool is closed, or closes while the caller waits
@@ -174,37 +129,143 @@ public final class Pool<T> implements AutoCloseable {
      */
     @Blocking
     public Lease<T> borrow(Duration maxWait) throws InterruptedException {
+        return borrow(maxWait, plainLeases);
+    }
+
+    /**
+     * Borrows a resource as a lease of the caller's own type: {@code leases} makes it from the
+     * slot the pool claimed (with {@code new MyLease(slot)}, a subclass of {@link Lease}), so a
+     * library whose handle is the lease allocates one object per borrow. Same waits and errors as
+     * {@link #borrow(Duration)}; {@code leases} must not throw.
+     */
+    @Blocking
+    public <L extends Lease<T>> L borrow(Duration maxWait, Function<Slot<T>, L> leases) throws InterruptedException {
         Objects.requireNonNull(maxWait, "maxWait");
         if (Thread.interrupted()) {
-            throw new InterruptedException("interrupted before borrowing from pool \"" + name + "\"");
+            throw new InterruptedException("interrupted before borrowing from pool \"" + config.name() + "\"");
+        }
+        if (kernel.isClosed()) {
+            throw new PoolClosedException(config.name(), "pool \"" + config.name() + "\" is closed; borrow from an open pool");
+        }
+        Slot<T> s = kernel.poll();
+        if (s != null && ready(s)) {
+            counters.waits.recordImmediate();
+            counters.borrows.increment();
+            return leases.apply(s);
         }
         long start = System.nanoTime();
-        long deadline = start + Math.max(0, saturatedNanos(maxWait));
+        long deadline = start + Math.max(0, PoolConfig.saturatedNanos(maxWait));
         while (true) {
-            Entry<T> e = acquire(start, deadline, maxWait);
-            if (usable(e)) {
-                long now = System.nanoTime();
-                waits.record(now - start);
-                if (leakThreshold > 0) {
-                    e.borrower = Thread.currentThread().getName();
-                    e.borrowStack = new Throwable().getStackTrace();
-                }
-                return new Lease<>(this, e);
+            s = kernel.poll();
+            if (s == null && (s = kernel.take(deadline)) == null) {
+                throw timeout(Duration.ofNanos(System.nanoTime() - start), maxWait);
             }
-            discard(e);
+            if (ready(s)) {
+                counters.waits.record(System.nanoTime() - start);
+                counters.borrows.increment();
+                return leases.apply(s);
+            }
+        }
+    }
+
+    /** Checks a claimed slot before it is handed out; destroys it and answers false if unusable. */
+    private boolean ready(Slot<T> s) {
+        long now = System.nanoTime();
+        if (config.expired(s, now)) {
+            discard(s, "past maxLifetime");
+            return false;
+        }
+        if (now - s.lastUsed >= config.validateAfter() && !valid(s)) {
+            discard(s, "failed validation");
+            return false;
+        }
+        if (config.leakThreshold() > 0) {
+            s.borrowedAt = now;
+            s.leakReported = false;
+            s.borrower = Thread.currentThread().getName();
+            s.borrowStack = new Throwable().getStackTrace();    // volatile: publishes the two above
+        }
+        return true;
+    }
+
+    private boolean valid(Slot<T> s) {
+        try {
+            return config.factory().validate(s.resource);
+        } catch (Exception | LinkageError failure) {
+            LOG.log(System.Logger.Level.DEBUG, "pool \"" + config.name() + "\": validation threw; destroying the resource", failure);
+            return false;
+        }
+    }
+
+    private void discard(Slot<T> s, String why) {
+        if (kernel.remove(s, Slot.BORROWED)) {
+            destroy(List.of(s), why);
+        }
+    }
+
+    private PoolTimeoutException timeout(Duration waited, Duration maxWait) {
+        counters.timeouts.increment();
+        int[] c = kernel.counts();
+        Throwable cause = creators.lastFailure();
+        String msg = "pool \"" + config.name() + "\" had no resource for the " + Durations.human(waited)
+                + " this borrower waited (maxWait " + Durations.human(maxWait) + "; maxSize " + config.maxSize() + ": "
+                + c[0] + " in use, " + c[1] + " idle, " + creators.creating() + " being created; "
+                + c[2] + " other borrowers waiting)"
+                + (cause == null ? "; raise maxSize or maxWait, or hold resources for less time"
+                : "; the last attempt to create a resource failed: " + cause);
+        return new PoolTimeoutException(config.name(), msg, waited, cause);
+    }
+
+    /** Returns (or, when {@code broken}, destroys) a borrowed resource; called once per lease. */
+    void release(Slot<T> s, boolean broken) {
+        if (s.state() == Slot.REMOVED) {
+            return;                                   // close() destroyed it already
+        }
+        boolean destroy = broken;
+        if (!destroy) {
+            try {
+                config.factory().reset(s.resource);
+            } catch (Exception | LinkageError failure) {
+                LOG.log(System.Logger.Level.DEBUG, "pool \"" + config.name() + "\": reset threw; destroying the resource", failure);
+                destroy = true;
+            }
+        }
+        if (config.leakThreshold() > 0) {
+            s.borrowStack = null;
+        }
+        long now = System.nanoTime();
+        if (destroy || kernel.isClosed() || config.expired(s, now)) {
+            discard(s, broken ? "invalidated" : "closed pool or past maxLifetime");
+            return;
+        }
+        s.lastUsed = now;
+        if (kernel.release(s)) {
+            destroy(List.of(s), "returned after close");
+        }
+    }
+
+    /** Destroys resources already removed from the hand-off, then frees their places in maxSize. */
+    void destroy(List<Slot<T>> slots, String why) {
+        for (Slot<T> s : slots) {
+            try {
+                config.factory().destroy(s.resource);
+            } catch (Exception | LinkageError failure) {
+                LOG.log(System.Logger.Level.DEBUG, "pool \"" + config.name() + "\": destroying a resource (" + why + ") threw", failure);
+            }
+        }
+        if (!slots.isEmpty()) {
+            counters.destroyed.add(slots.size());
+            creators.destroyed(slots.size());   // only now: a resource counts as open until destroyed
         }
     }
 
     /** The pool's state and history now, as data. */
     public PoolStats stats() {
-        Duration[] p = waits.percentiles(0.50, 0.99, 1.0);
-        lock.lock();
-        try {
-            return new PoolStats(name, maxSize, borrowed.size(), idle.size(), creating, waiting, created,
-                    destroyed, borrows, timeouts, createFailures, leaks, p[0], p[1], p[2]);
-        } finally {
-            lock.unlock();
-        }
+        Duration[] p = counters.waits.percentiles(0.50, 0.99, 1.0);
+        int[] c = creators.counts();
+        return new PoolStats(config.name(), config.maxSize(), c[0], c[1], c[3], c[2],
+                counters.created.sum(), counters.destroyed.sum(), counters.borrows.sum(), counters.timeouts.sum(),
+                counters.createFailures.sum(), counters.leaks.sum(), p[0], p[1], p[2]);
     }
 
     /**
@@ -214,26 +275,14 @@ public final class Pool<T> implements AutoCloseable {
      * @return how many idle resources were destroyed
      */
     public int evictIdle() {
-        List<Entry<T>> evicted;
-        lock.lock();
-        try {
-            evicted = new ArrayList<>(idle);
-            idle.clear();
-        } finally {
-            lock.unlock();
-        }
-        destroyAll(evicted, "evictIdle");
+        List<Slot<T>> evicted = kernel.removeAll(Slot.IDLE);
+        destroy(evicted, "evictIdle");
         return evicted.size();
     }
 
     /** Whether {@link #close()} has started. */
     public boolean isClosed() {
-        lock.lock();
-        try {
-            return closed;
-        } finally {
-            lock.unlock();
-        }
+        return kernel.isClosed();
     }
 
     /**
@@ -244,7 +293,7 @@ public final class Pool<T> implements AutoCloseable {
     @Override
     public void close() {
         try {
-            close(closeTimeout);
+            close(config.closeTimeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -262,476 +311,29 @@ public final class Pool<T> implements AutoCloseable {
      */
     @Blocking
     public boolean close(Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + Math.max(0, saturatedNanos(timeout));
-        List<Entry<T>> toDestroy = new ArrayList<>();
-        List<Thread> toStop;
-        boolean allBack;
-        lock.lock();
-        try {
-            if (!closed) {
-                closed = true;
-                for (Waiter<T> w; (w = waiters.pollFirst()) != null; ) {
-                    if (!w.cancelled) {
-                        w.outcome = CLOSED;
-                        LockSupport.unpark(w.thread);
-                    }
-                }
-                waiting = 0;
-                toDestroy.addAll(idle);
-                idle.clear();
-            }
-            toStop = new ArrayList<>(workers);
-        } finally {
-            lock.unlock();
-        }
-        destroyAll(toDestroy, "idle at close");
-        if (housekeeper != null) {
-            housekeeper.interrupt();
-        }
-        toStop.forEach(Thread::interrupt);
-        lock.lockInterruptibly();
-        try {
-            long left;
-            while (!borrowed.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
-                returned.awaitNanos(left);
-            }
-            allBack = borrowed.isEmpty();
-            toDestroy = new ArrayList<>(borrowed);
-            for (Entry<T> e : toDestroy) {
-                e.forced = true;
-            }
-            borrowed.clear();
-            toStop = new ArrayList<>(workers);
-        } finally {
-            lock.unlock();
-        }
-        if (!toDestroy.isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "pool \"" + name + "\": " + toDestroy.size()
+        long deadline = System.nanoTime() + Math.max(0, PoolConfig.saturatedNanos(timeout));
+        destroy(kernel.close(), "idle at close");
+        housekeeper.stop();
+        List<Thread> workers = creators.stop();
+        boolean allBack = kernel.awaitNoneBorrowed(deadline);
+        List<Slot<T>> out = kernel.removeAll(Slot.BORROWED);
+        if (!out.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "pool \"" + config.name() + "\": " + out.size()
                     + " resource(s) still borrowed after closeTimeout " + Durations.human(timeout) + "; destroying them");
         }
-        destroyAll(toDestroy, "still borrowed at close");
-        for (Thread t : toStop) {
+        destroy(out, "still borrowed at close");
+        for (Thread t : workers) {
             t.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         }
-        if (housekeeper != null) {
-            housekeeper.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
-        }
+        housekeeper.join(Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
         return allBack;
     }
 
     @Override
     public String toString() {
         PoolStats s = stats();
-        return "Pool[" + name + ": maxSize " + maxSize + ", " + s.inUse() + " in use, " + s.idle() + " idle, "
+        return "Pool[" + config.name() + ": maxSize " + config.maxSize() + ", " + s.inUse() + " in use, " + s.idle() + " idle, "
                 + s.creating() + " being created, " + s.waiting() + " waiting" + (isClosed() ? ", closed]" : "]");
-    }
-
-    // ---------------------------------------------------------------- borrowing
-
-    private Entry<T> acquire(long start, long deadline, Duration maxWait) throws InterruptedException {
-        Waiter<T> w;
-        List<Entry<T>> expired = null;
-        lock.lock();
-        try {
-            if (closed) {
-                throw new PoolClosedException(name, "pool \"" + name + "\" is closed; borrow from an open pool");
-            }
-            if (waiting == 0) {
-                long now = System.nanoTime();
-                Entry<T> e;
-                while ((e = idle.pollFirst()) != null) {
-                    if (maxLifetime > 0 && now - e.createdAt >= maxLifetime) {
-                        (expired == null ? expired = new ArrayList<>() : expired).add(e);
-                        continue;
-                    }
-                    checkoutLocked(e);
-                    return e;
-                }
-            }
-            w = new Waiter<>(Thread.currentThread());
-            waiters.addLast(w);
-            waiting++;
-            fillLocked();
-        } finally {
-            lock.unlock();
-            if (expired != null) {
-                destroyAll(expired, "past maxLifetime");
-            }
-        }
-        while (true) {
-            Object outcome = w.outcome;
-            if (outcome != null) {
-                return taken(outcome);
-            }
-            if (Thread.interrupted()) {
-                Entry<T> e = cancel(w);
-                if (e != null) {
-                    release(e, false);
-                }
-                throw new InterruptedException("interrupted while waiting for a resource of pool \"" + name + "\"");
-            }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                Entry<T> e = cancel(w);
-                if (e != null) {
-                    return e;
-                }
-                throw timeout(Duration.ofNanos(System.nanoTime() - start), maxWait);
-            }
-            LockSupport.parkNanos(this, left);
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private Entry<T> taken(Object outcome) {
-        if (outcome == CLOSED) {
-            throw new PoolClosedException(name, "pool \"" + name
-                    + "\" was closed while this borrower waited for a resource; borrow from an open pool");
-        }
-        return (Entry<T>) outcome;
-    }
-
-    /** Withdraws a waiter; returns the resource handed to it meanwhile, if any. */
-    private Entry<T> cancel(Waiter<T> w) {
-        lock.lock();
-        try {
-            Object outcome = w.outcome;
-            if (outcome != null) {
-                return taken(outcome);
-            }
-            w.cancelled = true;
-            waiting--;
-            if (waiting == 0) {
-                waiters.clear();
-            }
-            return null;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private PoolTimeoutException timeout(Duration waited, Duration maxWait) {
-        lock.lock();
-        try {
-            timeouts++;
-            Throwable cause = lastCreateFailure;
-            String msg = "pool \"" + name + "\" had no resource for the " + Durations.human(waited)
-                    + " this borrower waited (maxWait " + Durations.human(maxWait) + "; maxSize " + maxSize + ": "
-                    + borrowed.size() + " in use, " + idle.size() + " idle, " + creating + " being created; "
-                    + waiting + " other borrowers waiting)"
-                    + (cause == null ? "; raise maxSize or maxWait, or hold resources for less time"
-                    : "; the last attempt to create a resource failed: " + cause);
-            return new PoolTimeoutException(name, msg, waited, cause);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private boolean usable(Entry<T> e) {
-        if (validateAfter < 0 || System.nanoTime() - e.lastUsed < validateAfter) {
-            return true;
-        }
-        try {
-            return factory.validate(e.resource);
-        } catch (Exception | LinkageError failure) {
-            LOG.log(System.Logger.Level.DEBUG, "pool \"" + name + "\": validation threw; destroying the resource", failure);
-            return false;
-        }
-    }
-
-    private void checkoutLocked(Entry<T> e) {
-        if (!borrowed.add(e)) {
-            throw new IllegalStateException("pool \"" + name + "\" handed out a resource that is already borrowed");
-        }
-        borrows++;
-        e.borrowedAt = System.nanoTime();
-        e.leakReported = false;
-    }
-
-    // ---------------------------------------------------------------- returning
-
-    /** Returns (or, when {@code broken}, destroys) a borrowed resource; called once per lease. */
-    void release(Entry<T> e, boolean broken) {
-        boolean destroy = broken;
-        if (!destroy) {
-            try {
-                factory.reset(e.resource);
-            } catch (Exception | LinkageError failure) {
-                LOG.log(System.Logger.Level.DEBUG, "pool \"" + name + "\": reset threw; destroying the resource", failure);
-                destroy = true;
-            }
-        }
-        lock.lock();
-        try {
-            if (e.forced) {
-                return;             // close() already destroyed it
-            }
-            borrowed.remove(e);
-            e.borrowStack = null;
-            long now = System.nanoTime();
-            if (destroy || closed || (maxLifetime > 0 && now - e.createdAt >= maxLifetime)) {
-                destroy = true;
-            } else {
-                e.lastUsed = now;
-                if (!handOffLocked(e)) {
-                    idle.addFirst(e);
-                }
-            }
-            if (borrowed.isEmpty()) {
-                returned.signalAll();
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (destroy) {
-            destroyAll(List.of(e), broken ? "invalidated" : "closed pool or past maxLifetime");
-        }
-    }
-
-    /** Destroys a resource that failed validation on borrow, then lets the pool refill. */
-    private void discard(Entry<T> e) {
-        lock.lock();
-        try {
-            borrowed.remove(e);
-            borrows--;
-        } finally {
-            lock.unlock();
-        }
-        destroyAll(List.of(e), "failed validation");
-    }
-
-    /** Gives {@code e} to the longest-waiting borrower, if there is one. */
-    private boolean handOffLocked(Entry<T> e) {
-        for (Waiter<T> w; (w = waiters.pollFirst()) != null; ) {
-            if (w.cancelled) {
-                continue;
-            }
-            waiting--;
-            checkoutLocked(e);
-            w.outcome = e;
-            LockSupport.unpark(w.thread);
-            return true;
-        }
-        return false;
-    }
-
-    /** Destroys resources already taken out of idle/borrowed, then frees their places in maxSize. */
-    private void destroyAll(List<Entry<T>> entries, String why) {
-        for (Entry<T> e : entries) {
-            try {
-                factory.destroy(e.resource);
-            } catch (Exception | LinkageError failure) {
-                LOG.log(System.Logger.Level.DEBUG, "pool \"" + name + "\": destroying a resource (" + why + ") threw", failure);
-            }
-        }
-        if (!entries.isEmpty()) {
-            lock.lock();
-            try {
-                destroyed += entries.size();
-                total -= entries.size();       // only now: a resource counts as open until destroyed
-                fillLocked();
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------- creating
-
-    /** Starts creator threads while there is demand, room and a free creation slot. */
-    private void fillLocked() {
-        while (!closed && total < maxSize && creating < maxCreating && creating < demandLocked()) {
-            creating++;
-            total++;
-            Thread t = Thread.ofVirtual().name("weft-pool-" + name + "-create").unstarted(this::create);
-            workers.add(t);
-            t.start();
-        }
-    }
-
-    private int demandLocked() {
-        return waiting + Math.max(0, minIdle - idle.size());
-    }
-
-    private void create() {
-        long backoff = TimeUnit.MILLISECONDS.toNanos(10);
-        try {
-            while (true) {
-                T resource = null;
-                Throwable failure = null;
-                try {
-                    resource = factory.create();
-                    if (resource == null) {
-                        failure = new NullPointerException("the ResourceFactory of pool \"" + name + "\" created null");
-                    }
-                } catch (Exception | LinkageError e) {
-                    failure = e;
-                }
-                if (failure == null) {
-                    deliver(resource);
-                    return;
-                }
-                lock.lock();
-                try {
-                    createFailures++;
-                    lastCreateFailure = failure;
-                    if (closed || demandLocked() <= creating - 1) {
-                        creating--;
-                        total--;
-                        return;
-                    }
-                } finally {
-                    lock.unlock();
-                }
-                LOG.log(System.Logger.Level.DEBUG, "pool \"" + name + "\": creating a resource failed; retrying", failure);
-                LockSupport.parkNanos(this, backoff);   // interruptible by close()
-                backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
-                if (Thread.currentThread().isInterrupted()) {
-                    lock.lock();
-                    try {
-                        creating--;
-                        total--;
-                    } finally {
-                        lock.unlock();
-                    }
-                    return;
-                }
-            }
-        } finally {
-            lock.lock();
-            try {
-                workers.remove(Thread.currentThread());
-                fillLocked();
-            } finally {
-                lock.unlock();
-            }
-        }
-    }
-
-    private void deliver(T resource) {
-        Entry<T> e = new Entry<>(resource, System.nanoTime());
-        boolean destroy = false;
-        lock.lock();
-        try {
-            creating--;
-            created++;
-            lastCreateFailure = null;
-            if (closed) {
-                destroy = true;
-            } else if (!handOffLocked(e)) {
-                idle.addFirst(e);
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (destroy) {
-            destroyAll(List.of(e), "created after close");
-        }
-    }
-
-    // ---------------------------------------------------------------- housekeeping
-
-    private long housekeepingPeriod() {
-        long p = Long.MAX_VALUE;
-        for (long d : new long[] {maxLifetime, idleTimeout, leakThreshold}) {
-            if (d > 0) {
-                p = Math.min(p, d / 4);
-            }
-        }
-        if (minIdle > 0) {
-            p = Math.min(p, TimeUnit.SECONDS.toNanos(5));
-        }
-        if (p == Long.MAX_VALUE) {
-            return 0;
-        }
-        return Math.max(TimeUnit.MILLISECONDS.toNanos(10), Math.min(p, TimeUnit.SECONDS.toNanos(30)));
-    }
-
-    private void housekeep(long period) {
-        while (!Thread.currentThread().isInterrupted()) {
-            try {
-                Thread.sleep(Duration.ofNanos(period));
-            } catch (InterruptedException e) {
-                return;
-            }
-            List<Entry<T>> evicted = new ArrayList<>();
-            List<LeakReport> leaked = new ArrayList<>();
-            long now = System.nanoTime();
-            lock.lock();
-            try {
-                if (closed) {
-                    return;
-                }
-                Iterator<Entry<T>> it = idle.descendingIterator();    // least recently used first
-                while (it.hasNext()) {
-                    Entry<T> e = it.next();
-                    boolean old = maxLifetime > 0 && now - e.createdAt >= maxLifetime;
-                    boolean stale = idleTimeout > 0 && now - e.lastUsed >= idleTimeout && idle.size() > minIdle;
-                    if (old || stale) {
-                        it.remove();
-                        evicted.add(e);
-                    }
-                }
-                if (leakThreshold > 0) {
-                    for (Entry<T> e : borrowed) {
-                        if (!e.leakReported && e.borrowStack != null && now - e.borrowedAt >= leakThreshold) {
-                            e.leakReported = true;
-                            leaks++;
-                            leaked.add(new LeakReport(name, Duration.ofNanos(now - e.borrowedAt), e.borrower,
-                                    Arrays.asList(e.borrowStack)));
-                        }
-                    }
-                }
-                fillLocked();
-            } finally {
-                lock.unlock();
-            }
-            destroyAll(evicted, "evicted");
-            for (LeakReport r : leaked) {
-                try {
-                    onLeak.accept(r);
-                } catch (RuntimeException failure) {
-                    LOG.log(System.Logger.Level.WARNING, "pool \"" + name + "\": the onLeak callback threw", failure);
-                }
-            }
-        }
-    }
-
-    private static long saturatedNanos(Duration d) {
-        try {
-            return d.toNanos();
-        } catch (ArithmeticException tooLong) {
-            return Long.MAX_VALUE / 2;
-        }
-    }
-
-    /** One pooled resource and its bookkeeping (guarded by the pool's lock). */
-    static final class Entry<T> {
-        final T resource;
-        final long createdAt;
-        long lastUsed;
-        long borrowedAt;
-        boolean leakReported;
-        boolean forced;
-        String borrower = "";
-        StackTraceElement[] borrowStack;
-
-        Entry(T resource, long createdAt) {
-            this.resource = resource;
-            this.createdAt = createdAt;
-            this.lastUsed = createdAt;
-        }
-    }
-
-    /** A parked borrower; {@code outcome} is the Entry handed to it or the exception to throw. */
-    private static final class Waiter<T> {
-        final Thread thread;
-        volatile Object outcome;
-        boolean cancelled;
-
-        Waiter(Thread thread) {
-            this.thread = thread;
-        }
     }
 
     /**
@@ -848,10 +450,9 @@ public final class Pool<T> implements AutoCloseable {
          * @throws IllegalArgumentException if minIdle exceeds maxSize
          */
         public Pool<T> build() {
-            if (minIdle > maxSize) {
-                throw new IllegalArgumentException("minIdle (" + minIdle + ") must not exceed maxSize (" + maxSize + ")");
-            }
-            return new Pool<>(this);
+            return new Pool<>(new PoolConfig<>(name, factory, maxSize, minIdle, maxCreating, maxWait,
+                    maxLifetime.toNanos(), idleTimeout.toNanos(), validateAfter.toNanos(), leakThreshold.toNanos(),
+                    closeTimeout, onLeak, maxSize));
         }
 
         private static Duration nonNegative(String option, Duration d) {

@@ -2,16 +2,25 @@ package dev.weft.pool;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Borrow waits, counted in log-linear buckets (8 per power of two, so a percentile is within
- * 12.5% of the true value) without a lock: recording is one atomic increment.
+ * 12.5% of the true value) without a lock: recording is one atomic increment. A borrow served by
+ * the fast path (no queue, no park) counts as a wait of zero, on a striped counter, so that
+ * borrowers on many cores do not contend on one bucket.
  */
 final class WaitHistogram {
 
     private static final int SUB_BITS = 3;
     private static final int SUB = 1 << SUB_BITS;
     private final AtomicLongArray counts = new AtomicLongArray(64 * SUB);
+    private final LongAdder immediate = new LongAdder();
+
+    /** A borrow that did not wait. */
+    void recordImmediate() {
+        immediate.increment();
+    }
 
     void record(long nanos) {
         counts.incrementAndGet(index(Math.max(0, nanos)));
@@ -43,7 +52,7 @@ final class WaitHistogram {
         long[] snap = new long[counts.length()];
         long total = 0;
         for (int i = 0; i < snap.length; i++) {
-            snap[i] = counts.get(i);
+            snap[i] = counts.get(i) + (i == 0 ? immediate.sum() : 0);
             total += snap[i];
         }
         Duration[] out = new Duration[ps.length];

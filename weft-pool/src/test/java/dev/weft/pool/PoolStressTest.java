@@ -71,21 +71,7 @@ class PoolStressTest {
                 }
             }));
         }
-        Thread stressor = Thread.ofVirtual().start(() -> {
-            ThreadLocalRandom rnd = ThreadLocalRandom.current();
-            while (System.nanoTime() < end) {
-                ts.get(rnd.nextInt(ts.size())).interrupt();
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        });
-        for (Thread t : ts) {
-            t.join();
-        }
-        stressor.join();
+        TestResources.joinInterruptingAtRandom(ts, end);
         assertTrue(p.close(Duration.ofSeconds(10)));
         assertEquals(0, shared.get(), "a resource was held by two borrowers");
         assertEquals(0, overMax.get(), "more than maxSize resources open");

@@ -73,4 +73,26 @@ final class TestResources implements ResourceFactory<TestResources.Res> {
         open.remove(r);
         destroyed.incrementAndGet();
     }
+
+    /**
+     * Joins {@code threads} while a virtual thread interrupts one of them at random every
+     * millisecond until {@code end} (System.nanoTime()): the stress tests' interrupt storm.
+     */
+    static void joinInterruptingAtRandom(java.util.List<Thread> threads, long end) throws InterruptedException {
+        Thread interrupter = Thread.ofVirtual().start(() -> {
+            java.util.concurrent.ThreadLocalRandom rnd = java.util.concurrent.ThreadLocalRandom.current();
+            while (System.nanoTime() < end) {
+                threads.get(rnd.nextInt(threads.size())).interrupt();
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        for (Thread t : threads) {
+            t.join();
+        }
+        interrupter.join();
+    }
 }
