@@ -1,6 +1,5 @@
 package dev.weft.jdbc;
 
-import dev.weft.pool.Lease;
 import dev.weft.pool.Pool;
 import dev.weft.pool.PoolClosedException;
 import dev.weft.pool.PoolStats;
@@ -85,9 +84,8 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
     @Blocking
     @Override
     public Connection getConnection() throws SQLException {
-        Lease<PooledConnection> lease;
         try {
-            lease = pool.borrow();
+            return pool.borrow(pool.maxWait(), WeftConnection::new);
         } catch (PoolTimeoutException e) {
             throw new SQLTransientConnectionException(e.getMessage(), "08001", e);
         } catch (PoolClosedException e) {
@@ -96,7 +94,6 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
             Thread.currentThread().interrupt();
             throw new SQLException("interrupted while waiting for a connection of pool \"" + pool.name() + "\"", "08001", e);
         }
-        return ConnectionHandle.wrap(pool, lease);
     }
 
     /**

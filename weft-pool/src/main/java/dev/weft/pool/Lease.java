@@ -103,6 +103,11 @@ public class Lease<T> implements AutoCloseable {
         return slot.pool.name();
     }
 
+    /** The pool this lease is from. */
+    protected final Pool<T> pool() {
+        return slot.pool;
+    }
+
     @Override
     public String toString() {
         return "Lease[pool=" + slot.pool.name() + (isEnded() ? ", ended]" : "]");

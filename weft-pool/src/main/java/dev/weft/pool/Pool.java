@@ -98,6 +98,11 @@ public final class Pool<T> implements AutoCloseable {
         return config.maxSize();
     }
 
+    /** How long {@link #borrow()} waits at most. */
+    public Duration maxWait() {
+        return config.maxWait();
+    }
+
     /**
      * How many borrowers are parked waiting for a resource now: one volatile read, no lock, cheap
      * enough for a per-request admission check. {@link #stats()} has the rest.
