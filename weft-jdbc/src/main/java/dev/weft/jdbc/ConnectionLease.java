@@ -5,7 +5,10 @@ import dev.weft.pool.Slot;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The hand-written half of what a borrower holds (the generated {@link WeftConnection} is the
@@ -19,10 +22,26 @@ import java.util.ArrayList;
  */
 abstract class ConnectionLease extends Lease<PooledConnection> {
 
+    private static final VarHandle STATEMENTS;
+
+    static {
+        try {
+            STATEMENTS = MethodHandles.lookup().findVarHandle(ConnectionLease.class, "statements", Open.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final Connection delegate;
     /** The driver statements made through this handle and not closed yet; null until the first. */
-    private ArrayList<Statement> statements;
+    private volatile Open statements;
     private boolean closed;
+
+    /** Open statements, closed from any thread (HikariCP's ConcurrentCloseConnectionTest does). */
+    private static final class Open {
+        final ReentrantLock lock = new ReentrantLock();
+        final ArrayList<Statement> list = new ArrayList<>(4);
+    }
 
     ConnectionLease(Slot<PooledConnection> slot) {
         super(slot);
@@ -87,22 +106,35 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
 
     /** Remembers a statement so that close() closes it; returns it. */
     final <S extends WeftStatementLike> S track(S statement) {
-        if (statements == null) {
-            statements = new ArrayList<>(4);
+        Open open = statements;
+        if (open == null && !STATEMENTS.compareAndSet(this, null, open = new Open())) {
+            open = statements;
         }
-        statements.add(statement.delegateStatement());
+        open.lock.lock();
+        try {
+            open.list.add(statement.delegateStatement());
+        } finally {
+            open.lock.unlock();
+        }
         return statement;
     }
 
     /** The borrower closed {@code s} itself. */
     final void forget(Statement s) {
-        if (statements != null) {
-            for (int i = statements.size() - 1; i >= 0; i--) {   // the latest first: usually the one
-                if (statements.get(i) == s) {
-                    statements.remove(i);
+        Open open = statements;
+        if (open == null) {
+            return;
+        }
+        open.lock.lock();
+        try {
+            for (int i = open.list.size() - 1; i >= 0; i--) {   // the latest first: usually the one
+                if (open.list.get(i) == s) {
+                    open.list.remove(i);
                     return;
                 }
             }
+        } finally {
+            open.lock.unlock();
         }
     }
 
@@ -123,8 +155,17 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
         }
         closed = true;
         PooledConnection p = get();
-        if (statements != null) {
-            for (Statement s : statements) {
+        Open open = statements;
+        if (open != null) {
+            Statement[] left;
+            open.lock.lock();
+            try {
+                left = open.list.toArray(new Statement[0]);
+                open.list.clear();
+            } finally {
+                open.lock.unlock();
+            }
+            for (Statement s : left) {
                 try {
                     s.close();
                 } catch (SQLException e) {
@@ -133,7 +174,6 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
                     }
                 }
             }
-            statements = null;
         }
         end(p.broken);
     }

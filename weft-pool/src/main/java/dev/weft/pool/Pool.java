@@ -154,8 +154,7 @@ public final class Pool<T> implements AutoCloseable {
         }
         Slot<T> s = kernel.poll();
         if (s != null && ready(s)) {
-            counters.waits.recordImmediate();
-            counters.borrows.increment();
+            counters.waits.recordImmediate();     // also the count of borrows
             return leases.apply(s);
         }
         long start = System.nanoTime();
@@ -167,7 +166,6 @@ public final class Pool<T> implements AutoCloseable {
             }
             if (ready(s)) {
                 counters.waits.record(System.nanoTime() - start);
-                counters.borrows.increment();
                 return leases.apply(s);
             }
         }
@@ -269,7 +267,7 @@ public final class Pool<T> implements AutoCloseable {
         Duration[] p = counters.waits.percentiles(0.50, 0.99, 1.0);
         int[] c = creators.counts();
         return new PoolStats(config.name(), config.maxSize(), c[0], c[1], c[3], c[2],
-                counters.created.sum(), counters.destroyed.sum(), counters.borrows.sum(), counters.timeouts.sum(),
+                counters.created.sum(), counters.destroyed.sum(), counters.waits.count(), counters.timeouts.sum(),
                 counters.createFailures.sum(), counters.leaks.sum(), p[0], p[1], p[2]);
     }
 

@@ -22,6 +22,15 @@ final class WaitHistogram {
         immediate.increment();
     }
 
+    /** How many waits were recorded (borrows that succeeded). */
+    long count() {
+        long n = immediate.sum();
+        for (int i = 0; i < counts.length(); i++) {
+            n += counts.get(i);
+        }
+        return n;
+    }
+
     void record(long nanos) {
         counts.incrementAndGet(index(Math.max(0, nanos)));
     }
