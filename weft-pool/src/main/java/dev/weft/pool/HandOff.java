@@ -240,13 +240,19 @@ final class HandOff<T> {
      *         it was borrowed is already destroyed: false)
      */
     boolean release(Slot<T> s) {
+        // A slot removed while borrowed (close) is destroyed already: free() fails, nothing to do.
+        return free(s) && closed && remove(s, Slot.IDLE);   // close() may have missed it: read after the CAS
+    }
+
+    /** BORROWED -> IDLE, then a waiter is signalled; false if the slot was not borrowed. */
+    boolean free(Slot<T> s) {
         if (!s.cas(Slot.BORROWED, Slot.IDLE)) {
-            return false;                      // removed while borrowed (close): destroyed already
+            return false;
         }
         if (waiting != 0) {                    // read after the CAS (invariant 2)
             signal(s);
         }
-        return closed && remove(s, Slot.IDLE); // close() may have missed it: read after the CAS
+        return true;
     }
 
     private void signal(Slot<T> s) {
