@@ -40,7 +40,12 @@ final class FastQueries {
         Map<String, Pools.ConnectionPool> open = new LinkedHashMap<>();
         Map<String, List<Double>> qps = new LinkedHashMap<>();
         List<Double> database = new ArrayList<>();
+        List<Connection> direct = new ArrayList<>();
         try {
+            for (int i = 0; i < size; i++) {
+                direct.add(DriverManager.getConnection(url));
+            }
+            direct(direct, perRun.dividedBy(4));                  // warm, like the pools below
             for (String name : POOLS) {
                 Pools.ConnectionPool p = Pools.open(name, url, size);
                 open.put(name, p);
@@ -48,7 +53,7 @@ final class FastQueries {
                 drive(p, BORROWERS, perRun.dividedBy(4));         // warm: connections opened, statements prepared
             }
             for (int r = 0; r < rounds; r++) {
-                database.add(direct(url, size, perRun));
+                database.add(direct(direct, perRun));
                 for (String name : POOLS) {
                     double q = drive(open.get(name), BORROWERS, perRun);
                     qps.get(name).add(q);
@@ -59,6 +64,9 @@ final class FastQueries {
         } finally {
             for (Pools.ConnectionPool p : open.values()) {
                 p.close();
+            }
+            for (Connection c : direct) {
+                c.close();
             }
         }
         return new Result(database, qps);
@@ -93,22 +101,9 @@ final class FastQueries {
         });
     }
 
-    /** The database's own rate: {@code size} connections, each held by one virtual thread, no pool. */
-    static double direct(String url, int size, Duration d) throws Exception {
-        List<Connection> cs = new ArrayList<>();
-        try {
-            for (int i = 0; i < size; i++) {
-                cs.add(DriverManager.getConnection(url));
-            }
-            for (Connection c : cs) {
-                query(c);                                   // connected and warm before the clock starts
-            }
-            return loop(size, d, i -> query(cs.get(i)));
-        } finally {
-            for (Connection c : cs) {
-                c.close();
-            }
-        }
+    /** The database's own rate: the connections {@code cs}, each held by one virtual thread, no pool. */
+    static double direct(List<Connection> cs, Duration d) throws Exception {
+        return loop(cs.size(), d, i -> query(cs.get(i)));
     }
 
     private static void query(Connection c) throws Exception {
