@@ -126,7 +126,8 @@ class LayoutTest {
 
     @Test
     void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
-        assertEquals(Set.of("dev.weft:weft-core", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
+        // weft-pool: weft.pool's Java side (decision 0602)
+        assertEquals(Set.of("dev.weft:weft-core", "dev.weft:weft-pool", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
     }
 
