@@ -5,14 +5,8 @@ import static dev.weft.testing.BlockingMarks.marked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.weft.limit.Limiter;
-import dev.weft.pin.PinCapture;
-import dev.weft.pin.PinCheck;
-import dev.weft.pin.PinMonitor;
-import dev.weft.pin.PinProbe;
-import dev.weft.pin.StarvationDetector;
 import dev.weft.scope.Scope;
 import dev.weft.scope.Subtask;
-import dev.weft.thread.SchedulerSampler;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -29,15 +23,6 @@ class BlockingMarksTest {
         assertEquals(Set.of("close()", "fork(Callable)", "join()", "join(Joiner)"), marked(Scope.class, BLOCKING));
         assertEquals(Set.of("await(Duration)"), marked(Subtask.class, BLOCKING));
         assertEquals(Set.of("acquire()", "call(Callable)"), marked(Limiter.class, BLOCKING));
-        // Each waits for JFR to deliver (report, stop, close) or to start (the builder's start).
-        assertEquals(Set.of("close()", "report()", "stop()", "sync(Duration)"), marked(PinMonitor.class, BLOCKING));
-        assertEquals(Set.of("start()"), marked(PinMonitor.Builder.class, BLOCKING));
-        assertEquals(Set.of("end()"), marked(PinCapture.class, BLOCKING));
-        assertEquals(Set.of("capture(Body, boolean)", "verify(Body, int, String, boolean, Function)"),
-                marked(PinCheck.class, BLOCKING));
-        assertEquals(Set.of("pin(Duration)", "pinVirtualThread(Duration)"), marked(PinProbe.class, BLOCKING));
-        assertEquals(Set.of("close()", "stop()"), marked(StarvationDetector.class, BLOCKING));
-        assertEquals(Set.of("stop()"), marked(SchedulerSampler.class, BLOCKING));
     }
 
     @Test
