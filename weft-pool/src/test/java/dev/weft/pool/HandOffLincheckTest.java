@@ -5,14 +5,14 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.junit.jupiter.api.Test;
 
 /**
- * Lincheck's model checker on the hand-off kernel's lock-free part (stress tier: the name ends in
- * StressTest): borrowers claiming slots by the fast path and returns freeing them, every
+ * Lincheck's model checker on the hand-off kernel's lock-free part (the model tier, which runs
+ * every *LincheckTest: build/test/model.sh): borrowers claiming slots by the fast path and returns freeing them, every
  * interleaving of up to three threads explored; each operation must be linearizable against the
  * kernel run one operation at a time. The parked path (take) is left to HandOffStressTest: a
  * borrower that is not the head of the queue deliberately does not claim, which no sequential
  * specification of "borrow" allows (doc/testing.md).
  */
-public class HandOffModelCheckStressTest {
+public class HandOffLincheckTest {
 
     private final HandOff<Integer> kernel = new HandOff<>("lincheck", 2, () -> { });
     /**
@@ -22,7 +22,7 @@ public class HandOffModelCheckStressTest {
      */
     private final Slot<Integer> slot = new Slot<>(null, 0, 0L, Slot.BORROWED);
 
-    public HandOffModelCheckStressTest() {
+    public HandOffLincheckTest() {
         kernel.add(slot);
     }
 
@@ -41,6 +41,6 @@ public class HandOffModelCheckStressTest {
     @Test
     void theFastPathIsLinearizable() {
         new ModelCheckingOptions().iterations(20).invocationsPerIteration(500).threads(3).actorsPerThread(3)
-                .check(HandOffModelCheckStressTest.class);
+                .check(HandOffLincheckTest.class);
     }
 }
