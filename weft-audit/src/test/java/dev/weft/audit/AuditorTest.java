@@ -31,6 +31,11 @@ class AuditorTest {
                     "java.util.concurrent.BlockingQueue.take"),
             List.of("synchronized-blocking", "SyncBlock", "refresh", "error", "info",
                     FIX + "SyncBlock.fetch -> java.lang.Thread.sleep"),
+            List.of("synchronized-blocking", "SocketRead", "next", "error", "info", "java.io.InputStream.read"),
+            List.of("synchronized-blocking", "FramedReader", "readFrame", "error", "info", "java.io.DataInputStream.readFully"),
+            List.of("synchronized-blocking", "StreamCopier", "copy", "warning", "info", "java.io.InputStream.read"),
+            List.of("synchronized-blocking", "Dispatcher", "poll", "error", "info",
+                    FIX + "SocketTransport.receive (dispatch of Transport.receive) -> java.io.InputStream.read"),
             List.of("object-wait", "Waiter", "awaitReady", "error", "info", ""),
             List.of("native-method", "NativeHolder", "poll", "warning", "warning", ""),
             List.of("native-upcall", "UpcallUser", "stub", "warning", "warning", ""),
@@ -58,6 +63,54 @@ class AuditorTest {
             assertTrue(r.problems().isEmpty(), r.problems().toString());
             assertEquals(Fixtures.classes().size(), r.classes());
         }
+    }
+
+    @Test
+    void streamFindingsSayWhetherTheStreamIsASockets(@TempDir Path dir) throws Exception {
+        AuditReport r = Auditor.forTargetJdk(21).audit(List.of(Fixtures.fixtureJar(dir).toString()));
+        Map<String, String> messages = new HashMap<>();
+        r.findings().forEach(f -> messages.put(f.className().substring(FIX.length()), f.message()));
+        assertEquals("synchronized method calls InputStream.read, which blocks on a socket: the stream is Socket.getInputStream()",
+                messages.get("SocketRead"));
+        assertEquals("synchronized block calls DataInputStream.readFully, which blocks on a socket: the stream is"
+                + " Socket.getInputStream() via field FramedReader.in", messages.get("FramedReader"));
+        assertEquals("synchronized method calls InputStream.read, which blocks if the stream is a socket's, which the audit"
+                + " cannot tell (it is a parameter)", messages.get("StreamCopier"));
+        assertTrue(messages.get("Dispatcher").startsWith("synchronized method calls SocketTransport.receive (dispatch of"
+                + " Transport.receive), which leads to InputStream.read, which blocks on a socket: the stream is"
+                + " Socket.getInputStream() via field SocketTransport.in"), messages.get("Dispatcher"));
+        assertEquals(null, messages.get("Clean"), "memory, console and file streams are not sockets");
+    }
+
+    @Test
+    void dispatchIsFollowedOnlyToFewImplementations(@TempDir Path dir) throws Exception {
+        Map<String, byte[]> all = Fixtures.classes();
+        Map<String, byte[]> entries = new TreeMap<>();
+        for (String c : List.of("Dispatcher", "Transport", "SocketTransport")) {
+            entries.put(Fixtures.PACKAGE + c + ".class", all.get(Fixtures.PACKAGE + c + ".class"));
+        }
+        Auditor a = Auditor.forTargetJdk(21);
+        assertEquals(1, a.audit(List.of(Fixtures.jar(dir.resolve("one.jar"), entries).toString())).findings().size());
+        for (int i = 0; i < Auditor.MAX_IMPLEMENTATIONS; i++) {
+            entries.put("p/Quiet" + i + ".class", quietTransport("p/Quiet" + i));
+        }
+        AuditReport many = a.audit(List.of(Fixtures.jar(dir.resolve("many.jar"), entries).toString()));
+        assertEquals(List.of(), many.findings(), "more than " + Auditor.MAX_IMPLEMENTATIONS + " implementations: not followed");
+    }
+
+    /** A Transport whose receive() returns 0. */
+    private static byte[] quietTransport(String name) {
+        var cw = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        cw.visit(org.objectweb.asm.Opcodes.V21, org.objectweb.asm.Opcodes.ACC_PUBLIC, name, null, "java/lang/Object",
+                new String[] {Fixtures.PACKAGE + "Transport"});
+        var m = cw.visitMethod(org.objectweb.asm.Opcodes.ACC_PUBLIC, "receive", "()I", null, null);
+        m.visitCode();
+        m.visitInsn(org.objectweb.asm.Opcodes.ICONST_0);
+        m.visitInsn(org.objectweb.asm.Opcodes.IRETURN);
+        m.visitMaxs(0, 0);
+        m.visitEnd();
+        cw.visitEnd();
+        return cw.toByteArray();
     }
 
     @Test
