@@ -51,6 +51,12 @@ public final class Auditor {
     /** The oldest JDK with virtual threads. */
     public static final int MIN_TARGET_JDK = 21;
 
+    /**
+     * The newest JDK whose pinning rules the audit knows (the JDK weft is built and tested on); a
+     * newer running JDK is accepted as a target too ({@link #maxTargetJdk()}).
+     */
+    public static final int NEWEST_KNOWN_JDK = 25;
+
     /** How many levels of subtypes below an abstract method's owner dispatch looks for implementations. */
     static final int DISPATCH_DEPTH = 4;
     /** A call with more implementations than this in the inputs is not followed (which one runs is anyone's guess). */
@@ -71,13 +77,23 @@ public final class Auditor {
      * information from 24.
      *
      * @throws IllegalArgumentException if {@code targetJdk} is older than 21 (no virtual threads)
+     *                                  or newer than {@link #maxTargetJdk()} (rules unknown)
      */
     public static Auditor forTargetJdk(int targetJdk) {
         if (targetJdk < MIN_TARGET_JDK) {
             throw new IllegalArgumentException("target JDK " + targetJdk + " has no virtual threads; give "
                     + MIN_TARGET_JDK + " or newer");
         }
+        if (targetJdk > maxTargetJdk()) {
+            throw new IllegalArgumentException("target JDK " + targetJdk + " is newer than the pinning rules the audit knows;"
+                    + " give " + MIN_TARGET_JDK + " to " + maxTargetJdk());
+        }
         return new Auditor(targetJdk);
+    }
+
+    /** The newest target accepted: {@link #NEWEST_KNOWN_JDK}, or the running JDK when it is newer. */
+    public static int maxTargetJdk() {
+        return Math.max(NEWEST_KNOWN_JDK, Runtime.version().feature());
     }
 
     /** An auditor for the JDK this runs on. */
@@ -93,7 +109,9 @@ public final class Auditor {
     /**
      * Audits jars, folders of classes and jars, class files, and classpaths of them.
      *
-     * @throws IllegalArgumentException if an input does not exist or is none of those
+     * @throws IllegalArgumentException if an input does not exist, is none of those, is a folder
+     *                                  without classes, a file that is not a zip, or a truncated
+     *                                  or corrupt jar, or when the inputs hold no class at all
      * @throws IOException              if reading an input fails
      */
     public AuditReport audit(List<String> inputs) throws IOException {
@@ -128,6 +146,10 @@ public final class Auditor {
         int[] duplicates = {0};
         long bytes = read(audited, classes, problems, duplicates);
         int auditedClasses = classes.size();
+        if (auditedClasses == 0 && problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join(", ", audited.inputs())
+                    + ": no class files in it; give jars or folders of compiled classes");
+        }
         Set<String> auditedNames = new HashSet<>(classes.keySet());
         bytes += read(libraries, classes, problems, new int[1]);
         if (duplicates[0] > 0) {

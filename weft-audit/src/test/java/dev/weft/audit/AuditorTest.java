@@ -223,6 +223,43 @@ class AuditorTest {
         assertThrows(IllegalArgumentException.class, () -> a.audit(List.of()));
         var old = assertThrows(IllegalArgumentException.class, () -> Auditor.forTargetJdk(17));
         assertEquals("target JDK 17 has no virtual threads; give 21 or newer", old.getMessage());
+        var future = assertThrows(IllegalArgumentException.class, () -> Auditor.forTargetJdk(99));
+        assertEquals("target JDK 99 is newer than the pinning rules the audit knows; give 21 to " + Auditor.maxTargetJdk(),
+                future.getMessage());
+    }
+
+    @Test
+    void inputsThatHoldNothingToAuditAreErrorsNamingTheFile(@TempDir Path dir) throws Exception {
+        Auditor a = Auditor.forTargetJdk(21);
+        Path empty = Files.createDirectories(dir.resolve("classes"));
+        assertEquals(empty + ": an empty folder; give the folder the build writes its classes to (e.g. target/classes,"
+                + " after mvn compile) or a jar", badInput(a, empty));
+        Path noClasses = Files.createDirectories(dir.resolve("resources"));
+        Files.writeString(noClasses.resolve("app.properties"), "a=1");
+        assertTrue(badInput(a, noClasses).startsWith(noClasses + ": a folder with no class files or jars;"));
+        Path text = Files.writeString(dir.resolve("x.jar"), "not a jar");
+        assertEquals(text + ": not a jar (no zip header); give a jar built by your build tool, a folder of classes or"
+                + " .class files", badInput(a, text));
+        Path zero = Files.write(dir.resolve("zero.jar"), new byte[0]);
+        assertTrue(badInput(a, zero).contains("not a jar (the file is empty)"));
+        byte[] whole = Files.readAllBytes(Fixtures.fixtureJar(dir));
+        Path cut = Files.write(dir.resolve("cut.jar"), java.util.Arrays.copyOf(whole, whole.length / 2));
+        assertTrue(badInput(a, cut).startsWith(cut + ": a truncated or corrupt jar ("), badInput(a, cut));
+        byte[] garbled = whole.clone();
+        for (int i = 200; i < whole.length / 2; i++) {
+            garbled[i] ^= 0x5A; // entries garbled, the central directory intact
+        }
+        Path corrupt = Files.write(dir.resolve("corrupt.jar"), garbled);
+        assertTrue(badInput(a, corrupt).startsWith(corrupt + ": a truncated or corrupt jar ("), badInput(a, corrupt));
+        Path resourcesOnly = Fixtures.jar(dir.resolve("resources.jar"), Map.of("app.properties", "a=1".getBytes()));
+        assertEquals(resourcesOnly + ": no class files in it; give jars or folders of compiled classes", badInput(a, resourcesOnly));
+    }
+
+    /** The one-line message of the audit's refusal of {@code input}. */
+    private static String badInput(Auditor a, Path input) {
+        String message = assertThrows(IllegalArgumentException.class, () -> a.audit(List.of(input.toString()))).getMessage();
+        assertEquals(1, message.lines().count(), message);
+        return message;
     }
 
     @Test

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -112,5 +113,22 @@ class AuditCommandTest {
         assertEquals(2, run(fixture.toString(), "--fail-on", "fatal"));
         assertTrue(err.toString().contains("--fail-on: unknown severity 'fatal'; use error, warning, info or none"), err.toString());
         assertEquals(2, run());
+        assertEquals(2, run(fixture.toString(), "--target-jdk", "99"));
+        assertTrue(err.toString().contains("--target-jdk: target JDK 99 is newer than the pinning rules the audit knows; give 21 to "),
+                err.toString());
+    }
+
+    @Test
+    void badInputsExitTwoWithOneLineNamingTheFile() throws Exception {
+        Path empty = Files.createDirectories(dir.resolve("unbuilt/target/classes"));
+        Path text = Files.writeString(dir.resolve("x.jar"), "hello");
+        byte[] whole = Files.readAllBytes(fixture);
+        Path cut = Files.write(dir.resolve("cut.jar"), java.util.Arrays.copyOf(whole, whole.length - 100));
+        for (Path bad : List.of(empty, text, cut)) {
+            CliTest.Run r = CliTest.run("audit", bad.toString(), "--fail-on", "info"); // as java -jar runs it
+            assertEquals(2, r.exit(), bad + ": " + r);
+            assertEquals(1, r.err().lines().count(), r.err());
+            assertTrue(r.err().startsWith("weft audit: " + bad + ": "), r.err());
+        }
     }
 }
