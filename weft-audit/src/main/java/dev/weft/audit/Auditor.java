@@ -229,7 +229,7 @@ public final class Auditor {
         }
 
         /** A path from a call to blocking, and the blocking call it ends in. */
-        private record Path(List<String> calls, Call blocking) {
+        private record CallPath(List<String> calls, Call blocking) {
             boolean isEmpty() {
                 return calls.isEmpty();
             }
@@ -373,10 +373,10 @@ public final class Auditor {
                     // The blocking that always parks before the one that parks only sometimes; within
                     // each, the nearest (the likeliest to run), the surer kind on a tie.
                     Blocking.Kind kind = null;
-                    Path path = null;
+                    CallPath path = null;
                     for (List<Blocking.Kind> group : BY_CERTAINTY) {
                         for (Blocking.Kind k : group) {
-                            Path p = pathFrom(call, k);
+                            CallPath p = pathFrom(call, k);
                             if (!p.isEmpty() && (path == null || p.calls().size() < path.calls().size())) {
                                 kind = k;
                                 path = p;
@@ -403,12 +403,12 @@ public final class Auditor {
         }
 
         /** The calls from {@code call} to a blocking operation of this kind, or empty when there is none. */
-        private Path pathFrom(Call call, Blocking.Kind kind) {
+        private CallPath pathFrom(Call call, Blocking.Kind kind) {
             if (kind(call) == kind) {
-                return new Path(List.of(qualified(call.owner(), call.name())), call);
+                return new CallPath(List.of(qualified(call.owner(), call.name())), call);
             }
             if (kind(call) != null && sockets.isStreamIo(call)) {
-                return new Path(List.of(), null);
+                return new CallPath(List.of(), null);
             }
             Map<Sig, Step> steps = toBlocking.get(kind);
             Target first = null;
@@ -419,7 +419,7 @@ public final class Auditor {
                 }
             }
             if (first == null) {
-                return new Path(List.of(), null);
+                return new CallPath(List.of(), null);
             }
             List<String> path = new ArrayList<>();
             Call blocking = null;
@@ -435,10 +435,10 @@ public final class Auditor {
                 at = s.via();
                 dispatched = s.dispatched();
             }
-            return new Path(path, blocking);
+            return new CallPath(path, blocking);
         }
 
-        private String describe(Path path, Blocking.Kind kind) {
+        private String describe(CallPath path, Blocking.Kind kind) {
             List<String> calls = path.calls();
             String last = shortName(calls.getLast());
             String blocks = switch (kind) {

@@ -301,9 +301,4 @@ final class StreamOrigins {
     static String simple(String internalName) {
         return internalName.substring(internalName.lastIndexOf('/') + 1);
     }
-
-    /** The method's own parameter count in locals, to tell {@code this} from parameters in messages. */
-    static boolean isThis(Param p, int access) {
-        return p.local() == 0 && (access & Opcodes.ACC_STATIC) == 0;
-    }
 }
