@@ -63,7 +63,7 @@
             [weft.impl :as wimpl]
             [weft.impl.options :as options])
   (:import (dev.weft.scope Scope)
-           (dev.weft.thread SchedulerSampler SchedulerSamples)
+           (dev.weft.scheduler SchedulerSampler SchedulerSamples)
            (java.time Duration)))
 
 (set! *warn-on-reflection* true)
@@ -295,7 +295,7 @@
   "Calls `f` (no arguments) and returns what it used: `{:value (f) :wall-ms ...
   :peak-platform-threads ... :platform-threads-started ... :max-mounted-virtual-threads ...
   :processes-started ... :peak-processes ... :scheduler {...}}`, where `:scheduler` has the
-  maxima of every sample (dev.weft.thread.SchedulerSamples). Platform threads are sampled
+  maxima of every sample (dev.weft.scheduler.SchedulerSamples). Platform threads are sampled
   every `:interval` by one platform thread, counted in the figures; the JVM's
   peak platform-thread count and the peak of running processes are reset at the start, so
   measurements running at the same time see each other's peaks."

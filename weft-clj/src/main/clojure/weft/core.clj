@@ -23,7 +23,8 @@
             [weft.impl :as impl]
             [weft.impl.options :as options])
   (:import (dev.weft.context Context Context$CallableOp Context$Snapshot)
-           (dev.weft.thread SchedulerSnapshot ThreadPolicy WeftThreads)
+           (dev.weft.scheduler SchedulerSnapshot)
+           (dev.weft.thread ThreadPolicy WeftThreads)
            (java.util.concurrent Callable ExecutionException ExecutorService Future
                                  FutureTask ThreadFactory TimeUnit TimeoutException)))
 

@@ -28,7 +28,7 @@
             [weft.slf4j :as slf4j])
   (:import (dev.weft.context Context)
            (org.slf4j MDC)
-           (dev.weft.thread SchedulerSampler SchedulerSamples)
+           (dev.weft.scheduler SchedulerSampler SchedulerSamples)
            (java.time Duration)))
 
 (set! *warn-on-reflection* true)

@@ -1,6 +1,6 @@
 package dev.weft.lab;
 
-import dev.weft.thread.SchedulerSamples;
+import dev.weft.scheduler.SchedulerSamples;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

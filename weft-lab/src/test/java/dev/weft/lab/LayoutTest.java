@@ -126,7 +126,8 @@ class LayoutTest {
 
     @Test
     void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
-        assertEquals(Set.of("dev.weft:weft-core", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
+        // weft-diagnostics: weft.pin's monitor and checks, and weft.core's scheduler snapshot
+        assertEquals(Set.of("dev.weft:weft-core", "dev.weft:weft-diagnostics", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
     }
 
@@ -152,10 +153,18 @@ class LayoutTest {
         assertEquals(expected, named, "the Install section's snippets (Maven, Gradle, deps.edn, Leiningen) name"
                 + " weft-bom and every library module, and nothing else");
         String version = text(pom(ROOT.resolve("pom.xml")), "version");
-        Matcher v = Pattern.compile("\\d+\\.\\d+\\.\\d+(?:-[A-Za-z0-9]+)?").matcher(code);
+        // weft's own coordinates carry weft's version (./weft version sets them); the POM's other
+        // versions (modelVersion, JUnit, the plugins a Maven 3.8 needs) are third-party and stay.
+        Matcher v = Pattern.compile("(?s)<artifactId>weft-[a-z-]+</artifactId>\\s*<version>([^<]+)</version>"
+                + "|dev\\.weft/weft-[a-z-]+\\s+(?:\\{:mvn/version\\s+)?\"([^\"]+)\""
+                + "|dev\\.weft:weft-[a-z-]+:([^\"]+)\"").matcher(code);
+        int versions = 0;
         while (v.find()) {
-            assertEquals(version, v.group(), "a version in the Install snippets (./weft version sets them)");
+            String found = v.group(1) != null ? v.group(1) : v.group(2) != null ? v.group(2) : v.group(3);
+            assertEquals(version, found, "a version of weft's coordinates in the Install snippets (./weft version sets them)");
+            versions++;
         }
+        assertTrue(versions >= 3, "the Install snippets give weft's version in Maven, deps.edn and Leiningen; found " + versions);
     }
 
     @Test

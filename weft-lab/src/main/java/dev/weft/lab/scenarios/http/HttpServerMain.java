@@ -2,7 +2,7 @@ package dev.weft.lab.scenarios.http;
 
 import clojure.java.api.Clojure;
 import dev.weft.lab.report.Json;
-import dev.weft.thread.SchedulerSampler;
+import dev.weft.scheduler.SchedulerSampler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;

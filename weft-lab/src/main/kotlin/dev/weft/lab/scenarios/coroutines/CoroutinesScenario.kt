@@ -6,8 +6,8 @@ import dev.weft.lab.Mode
 import dev.weft.lab.Scenario
 import dev.weft.lab.ScenarioContext
 import dev.weft.lab.Stats
-import dev.weft.thread.SchedulerSampler
-import dev.weft.thread.SchedulerSamples
+import dev.weft.scheduler.SchedulerSampler
+import dev.weft.scheduler.SchedulerSamples
 import java.lang.management.ManagementFactory
 import java.time.Duration
 import java.time.Instant
