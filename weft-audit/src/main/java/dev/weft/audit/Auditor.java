@@ -484,12 +484,15 @@ public final class Auditor {
         }
 
         private List<Target> lookUp(Sig call) {
-            if (!hierarchy.contains(call.owner()) || call.name().startsWith("<")) {
+            if (!hierarchy.contains(call.owner())) {
                 return List.of();
             }
             MethodSummary direct = concrete(call.owner(), call);
             if (direct != null) {
                 return List.of(new Target(direct, null, null));
+            }
+            if (call.name().startsWith("<")) {
+                return List.of(); // a constructor is never dispatched
             }
             String declared = StreamOrigins.simple(call.owner()) + "." + call.name();
             List<Target> out = new ArrayList<>();

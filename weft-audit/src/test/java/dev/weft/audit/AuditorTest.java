@@ -98,6 +98,38 @@ class AuditorTest {
         assertEquals(List.of(), many.findings(), "more than " + Auditor.MAX_IMPLEMENTATIONS + " implementations: not followed");
     }
 
+    @Test
+    void aConstructorThatBlocksIsFollowed(@TempDir Path dir) throws Exception {
+        var slow = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        slow.visit(org.objectweb.asm.Opcodes.V21, org.objectweb.asm.Opcodes.ACC_PUBLIC, "p/Slow", null, "java/lang/Object", null);
+        var init = slow.visitMethod(org.objectweb.asm.Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
+        init.visitCode();
+        init.visitVarInsn(org.objectweb.asm.Opcodes.ALOAD, 0);
+        init.visitMethodInsn(org.objectweb.asm.Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+        init.visitInsn(org.objectweb.asm.Opcodes.LCONST_1);
+        init.visitMethodInsn(org.objectweb.asm.Opcodes.INVOKESTATIC, "java/lang/Thread", "sleep", "(J)V", false);
+        init.visitInsn(org.objectweb.asm.Opcodes.RETURN);
+        init.visitMaxs(0, 0);
+        init.visitEnd();
+        slow.visitEnd();
+        var user = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        user.visit(org.objectweb.asm.Opcodes.V21, org.objectweb.asm.Opcodes.ACC_PUBLIC, "p/User", null, "java/lang/Object", null);
+        var make = user.visitMethod(org.objectweb.asm.Opcodes.ACC_PUBLIC | org.objectweb.asm.Opcodes.ACC_SYNCHRONIZED, "make",
+                "()Ljava/lang/Object;", null, null);
+        make.visitCode();
+        make.visitTypeInsn(org.objectweb.asm.Opcodes.NEW, "p/Slow");
+        make.visitInsn(org.objectweb.asm.Opcodes.DUP);
+        make.visitMethodInsn(org.objectweb.asm.Opcodes.INVOKESPECIAL, "p/Slow", "<init>", "()V", false);
+        make.visitInsn(org.objectweb.asm.Opcodes.ARETURN);
+        make.visitMaxs(0, 0);
+        make.visitEnd();
+        user.visitEnd();
+        Path jar = Fixtures.jar(dir.resolve("ctor.jar"), Map.of("p/Slow.class", slow.toByteArray(), "p/User.class", user.toByteArray()));
+        AuditReport r = Auditor.forTargetJdk(21).audit(List.of(jar.toString()));
+        assertEquals(List.of("p.Slow.<init> -> java.lang.Thread.sleep"),
+                r.findings().stream().map(f -> String.join(" -> ", f.path())).toList(), r.toText());
+    }
+
     /** A Transport whose receive() returns 0. */
     private static byte[] quietTransport(String name) {
         var cw = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
