@@ -59,7 +59,7 @@
             [weft.async.impl.ops :as ops]
             [weft.async.impl.pipeline :as pipeline]
             [weft.async.impl.registry :as registry]
-            [weft.core :as core]
+            [weft.thread :as core]
             [weft.impl :as wimpl]
             [weft.impl.options :as options])
   (:import (dev.weft.scope Scope)
@@ -279,7 +279,7 @@
 
 (defn thread-stats
   "Thread accounting now, what the article printed by hand: the scheduler and platform
-  thread figures of `weft.core/scheduler-snapshot` (`:live-platform-threads`,
+  thread figures of `weft.thread/scheduler-snapshot` (`:live-platform-threads`,
   `:peak-platform-threads`, `:mounted-virtual-threads`, ...), the calling thread's
   `:thread` name and whether it is `:virtual?`, and `:processes`: `:running`,
   `:peak-running` (since the JVM started or the last `measure-threads`), and how many

@@ -9,7 +9,7 @@
             [weft.async :as wa]
             [weft.test-support :refer [within]]
             [weft.context :refer [defcontext with-context]]
-            [weft.core :as w]
+            [weft.thread :as w]
             [weft.scope :as s :refer [with-scope]])
   (:import (java.util.concurrent CancellationException CountDownLatch TimeUnit)
            (java.util.concurrent.atomic AtomicInteger)))

@@ -6,9 +6,10 @@
  * emitted.
  *
  * <ul>
- *   <li>{@value dev.weft.jfr.ScopeEvent#NAME}: a scope from open to close, with its name, policy,
- *       forks and outcome;</li>
- *   <li>{@value dev.weft.jfr.LimiterRejectionEvent#NAME}: a {@code Limiter} turned a caller away;</li>
+ *   <li>{@value dev.weft.scope.ScopeEvent#NAME}: a scope from open to close, with its name, joiner,
+ *       forks and outcome ({@link dev.weft.scope.ScopeEvent}, beside the scope);</li>
+ *   <li>{@value dev.weft.limit.LimiterRejectionEvent#NAME}: a {@code Limiter} turned a caller away
+ *       ({@link dev.weft.limit.LimiterRejectionEvent}, beside the limiter);</li>
  *   <li>{@value dev.weft.jfr.PipelineStopEvent#NAME}: a weft.async pipeline stopped, and why.</li>
  * </ul>
  */

@@ -449,11 +449,11 @@ public final class PinningScenario implements Scenario {
         for (int carriers : TUNED_CARRIERS) {
             ctx.progress("class-init with " + carriers + " carriers, in a JVM of its own (-Djdk.virtualThreadScheduler.parallelism="
                     + carriers + ")");
-            List<String> command = dev.weft.lab.Jvm.command(
-                    List.of("-Djdk.virtualThreadScheduler.parallelism=" + carriers, "-XX:+EnableDynamicAgentLoading"),
-                    System.getProperty("java.class.path"), CarrierTuning.class.getName(), List.of(Integer.toString(threads)));
+            // Started through the context, like every helper JVM, so the lab ends it if the scenario dies.
             Path log = ctx.workDir().resolve("carrier-tuning-" + carriers + ".log");
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process p = ctx.startJvm("carrier-tuning-" + carriers,
+                    List.of("-Djdk.virtualThreadScheduler.parallelism=" + carriers, "-XX:+EnableDynamicAgentLoading"),
+                    CarrierTuning.class.getName(), List.of(Integer.toString(threads)));
             try {
                 if (!p.waitFor(120, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("class-init with " + carriers + " carriers did not finish within 120 s; see " + log);

@@ -1,6 +1,6 @@
-(ns weft.core-test
+(ns weft.thread-test
   (:require [clojure.test :refer [deftest is testing]]
-            [weft.core :as w])
+            [weft.thread :as w])
   (:import (java.util.concurrent CancellationException CountDownLatch ExecutorService TimeUnit)
            (dev.weft.thread ThreadPolicy)))
 
@@ -63,9 +63,9 @@
   (is (thrown-with-msg? IllegalArgumentException #"virtual, platform or auto" (w/thread-policy :green)))
   (is (thrown-with-msg? IllegalArgumentException #":virtual, :platform or :auto" (w/thread-policy 42)))
   (is (thrown-with-msg? IllegalArgumentException
-                        #"weft.core/executor: :threads must be :virtual, :platform, :auto or a dev.weft.thread.ThreadPolicy; got :green"
+                        #"weft.thread/executor: :threads must be :virtual, :platform, :auto or a dev.weft.thread.ThreadPolicy; got :green"
                         (w/executor "x" {:threads :green})))
-  (is (thrown-with-msg? IllegalArgumentException #"weft.core/thread-factory: unknown option :thread \(did you mean :threads\?\)"
+  (is (thrown-with-msg? IllegalArgumentException #"weft.thread/thread-factory: unknown option :thread \(did you mean :threads\?\)"
                         (w/thread-factory "x" {:thread :virtual}))))
 
 (deftest scheduler-snapshot-is-data

@@ -1,4 +1,4 @@
-package dev.weft.lab;
+package dev.weft.build;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -126,31 +126,47 @@ class LayoutTest {
 
     @Test
     void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
-        // weft-diagnostics: weft.pin's monitor and checks, and weft.core's scheduler snapshot
+        // weft-diagnostics: weft.pin's monitor and checks, and weft.thread's scheduler snapshot
         assertEquals(Set.of("dev.weft:weft-core", "dev.weft:weft-diagnostics", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
     }
 
-    @Test
-    void theReadmeInstallSnippetsNameEveryModuleAtWeftsVersion() throws Exception {
-        String readme = Files.readString(ROOT.resolve("README.md"));
-        int from = readme.indexOf("\n## Install\n");
-        assertTrue(from >= 0, "README.md has an Install section");
+    /** The part of {@code readme} under the heading {@code ## title}, up to the next such heading. */
+    private static String section(String readme, String title) {
+        int from = readme.indexOf("\n## " + title + "\n");
+        assertTrue(from >= 0, "README.md has a section " + title);
         int to = readme.indexOf("\n## ", from + 1);
-        String install = readme.substring(from, to < 0 ? readme.length() : to);
-        StringBuilder code = new StringBuilder();
-        Matcher block = Pattern.compile("(?s)```[a-z]*\n(.*?)```").matcher(install);
-        while (block.find()) {
-            code.append(block.group(1));
-        }
+        return readme.substring(from, to < 0 ? readme.length() : to);
+    }
+
+    private static Set<String> artifacts(CharSequence text) {
         Set<String> named = new TreeSet<>();
-        Matcher artifact = Pattern.compile("weft-[a-z0-9]+(?:-[a-z][a-z0-9]*)*").matcher(code);
+        Matcher artifact = Pattern.compile("weft-[a-z0-9]+(?:-[a-z][a-z0-9]*)*").matcher(text);
         while (artifact.find()) {
             named.add(artifact.group());
         }
+        return named;
+    }
+
+    @Test
+    void theReadmeNamesEveryModuleAndItsInstallSnippetsUseWeftsVersion() throws Exception {
+        String readme = Files.readString(ROOT.resolve("README.md"));
         Set<String> expected = new TreeSet<>(libraryModules());
         expected.add("weft-bom");
-        assertEquals(expected, named, "the Install section's snippets (Maven, Gradle, deps.edn, Leiningen) name"
+        StringBuilder rows = new StringBuilder();
+        for (String line : section(readme, "Modules").lines().toList()) {
+            if (line.startsWith("| `weft-")) {
+                rows.append(line, 0, line.indexOf('|', 1)).append('\n');
+            }
+        }
+        assertEquals(expected, artifacts(rows), "the Modules table names weft-bom and every library module, one row"
+                + " each, and nothing else");
+        StringBuilder code = new StringBuilder();
+        Matcher block = Pattern.compile("(?s)```[a-z]*\n(.*?)```").matcher(section(readme, "Install"));
+        while (block.find()) {
+            code.append(block.group(1));
+        }
+        assertEquals(expected, artifacts(code), "the Install section's snippets (Maven, Gradle, deps.edn, Leiningen) name"
                 + " weft-bom and every library module, and nothing else");
         String version = text(pom(ROOT.resolve("pom.xml")), "version");
         // weft's own coordinates carry weft's version (./weft version sets them); the POM's other

@@ -1,4 +1,4 @@
-package dev.weft.lab;
+package dev.weft.build;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
