@@ -8,8 +8,11 @@
  * <ul>
  *   <li>{@value dev.weft.jfr.ScopeEvent#NAME}: a scope from open to close, with its name, policy,
  *       forks and outcome;</li>
- *   <li>{@value dev.weft.jfr.LimiterRejectionEvent#NAME}: a {@code Limiter} turned a caller away;</li>
- *   <li>{@value dev.weft.jfr.PipelineStopEvent#NAME}: a weft.async pipeline stopped, and why.</li>
+ *   <li>{@value dev.weft.jfr.LimiterRejectionEvent#NAME}: a {@code Limiter} turned a caller away.</li>
  * </ul>
+ *
+ * <p>weft-async defines its own beside the code that commits them: {@code dev.weft.PipelineStop}
+ * ({@code dev.weft.async.PipelineStopEvent}) and {@code dev.weft.AsyncStraggler}
+ * ({@code dev.weft.async.StragglerEvent}).
  */
 package dev.weft.jfr;

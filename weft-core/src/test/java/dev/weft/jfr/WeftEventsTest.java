@@ -112,16 +112,6 @@ class WeftEventsTest {
     }
 
     @Test
-    void aPipelineStopCarriesHowItStopped() throws IOException {
-        List<RecordedEvent> events = record(() -> PipelineStopEvent.emit("enrich", "completed", 100, 100),
-                PipelineStopEvent.NAME);
-        assertEquals(1, events.size());
-        assertEquals("enrich", events.get(0).getString("name"));
-        assertEquals("completed", events.get(0).getString("reason"));
-        assertEquals(100, events.get(0).getLong("delivered"));
-    }
-
-    @Test
     void jfrPrintShowsThem() throws Exception {
         record(WeftEventsTest::rejectTwice, LimiterRejectionEvent.NAME);
         Path jfr = Path.of(System.getProperty("java.home"), "bin", "jfr");

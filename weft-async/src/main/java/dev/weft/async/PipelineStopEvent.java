@@ -1,4 +1,4 @@
-package dev.weft.jfr;
+package dev.weft.async;
 
 import jdk.jfr.Category;
 import jdk.jfr.Description;
@@ -10,8 +10,8 @@ import jdk.jfr.StackTrace;
 
 /**
  * A weft.async pipeline stopped: its input ran out, a failure stopped it, or its scope ended it.
- * An instant event, committed by weft-async (defined here, as every weft event is, so that one
- * module holds them all). Off unless a recording enables {@value #NAME}.
+ * An instant event, committed by weft.async's pipeline and defined beside it (it moved here from
+ * weft-core's {@code dev.weft.jfr}, keeping its name). Off unless a recording enables {@value #NAME}.
  */
 @Name(PipelineStopEvent.NAME)
 @Label("Pipeline Stop")
