@@ -50,15 +50,21 @@
 
 (deftest a-straggler-is-recorded-once-with-its-thread-op-and-stack
   (let [lost (a/chan)
+        thread-name (promise)
+        found (atom nil)
         events (recorded "dev.weft.AsyncStraggler"
                          (fn []
                            (.execute ^java.util.concurrent.Executor ((wa/executor-factory-of) :io)
-                                     (fn [] (a/<!! lost)))
-                           (loop [n 0] ; hang guard: until the task parks in its take
-                             (when (and (empty? (wa/stragglers {:threshold 0})) (< n 1000))
-                               (Thread/sleep 10) (recur (inc n))))
-                           (wa/stragglers {:threshold 0})
-                           (a/close! lost)))]
+                                     (fn [] (deliver thread-name (.getName (Thread/currentThread))) (a/<!! lost)))
+                           (let [t (deref thread-name 10000 nil)
+                                 mine #(some (fn [s] (when (= t (:thread s)) s)) (wa/stragglers {:threshold 0}))]
+                             (loop [n 0] ; hang guard: until the task parks in its take
+                               (when-not (or (reset! found (mine)) (> n 1000))
+                                 (Thread/sleep 10) (recur (inc n))))
+                             (mine))
+                           (a/close! lost)))
+        events (filterv #(= @thread-name (.getString ^RecordedEvent % "thread")) events)]
+    (is (some? @found) "the task was found parked")
     (is (= 1 (count events)) "one event per straggler, however often it is found")
     (let [^RecordedEvent e (first events)]
       (is (.startsWith (.getString e "thread") "async-io-"))
