@@ -60,7 +60,7 @@ fi
 
 cd "$root"
 if [ $# -eq 0 ]; then
-  set -- README.md */README.md doc/*.md
+  set -- README.md */README.md doc/*.md $(ls doc/guides/*.md 2>/dev/null)
 fi
 resolve test
 # src/main/resources first: the runner and its fixtures as they are in the checkout.

@@ -69,6 +69,90 @@ else
   test_fail "README blocks, JDK $JDK_MAJOR" "the runner did not finish (log: $work/readme-blocks.log)"
 fi
 
+# The README's Install section as a new user follows it: its whole-POM block and its first test,
+# pasted into an empty folder, then `mvn test`, with Maven 3.9 and, because the README says it
+# works too, with Debian's Maven 3.8.7 when it is on PATH (it has no maven.repo.local.tail: it
+# reads the scratch repository alone and downloads the rest, as a user's would).
+readme_install() {   # LABEL MVN_BINARY MAVEN_OPTS
+  local dir="$work/readme-install" log="$work/readme-install-$1.log" marker status p f
+  "$ROOT/build/readme/install-project.sh" "$dir" "$ROOT/README.md" \
+    || { test_fail "README install, $1" "the README's Install blocks could not be extracted (see above)"; return 0; }
+  step "building the README's Install project with $1"
+  marker=$(new_marker)
+  set +e
+  (cd "$dir" && MAVEN_OPTS=$3 JAVA_HOME=$JAVA_HOME "$2" -B -Dstyle.color=never test) > "$log" 2>&1
+  status=$?
+  set -e
+  read -r p f < <(count_tests "$marker" "$dir")
+  rm -f "$marker"
+  if [ $((p + f)) -eq 0 ]; then
+    grep -E '^\[ERROR\]' "$log" | head -n 10
+    test_fail "README install, $1, JDK $JDK_MAJOR" "mvn test ran no test (exit $status; log: $log)"
+  else
+    [ "$status" -eq 0 ] || say "README install, $1: mvn test failed (log: $log)"
+    test_report "README install, $1, JDK $JDK_MAJOR" "$p" "$f"
+  fi
+}
+readme_install "Maven $(maven_version "$MVN")" "$MVN" "${MAVEN_OPTS:-}"
+if command -v /usr/bin/mvn >/dev/null 2>&1 && [[ $(maven_version /usr/bin/mvn) == 3.8.* ]]; then
+  readme_install "Maven $(maven_version /usr/bin/mvn)" /usr/bin/mvn \
+    "$(printf '%s ' ${MAVEN_OPTS:-} | sed 's/-Dmaven\.repo\.local\.tail=[^ ]*//g')"
+fi
+
+# The README's Leiningen lines as a user pastes them into a new project (`lein new` gives it
+# Clojure; the README's lines add weft), with one test of weft.scope and weft.pin, run by Debian's
+# Leiningen on the build JDK with `-base` (its :base profile pulls nREPL from Clojars, which is
+# not needed for `lein test`) against the scratch repository, Maven Central only.
+readme_lein() {
+  local dir="$work/readme-lein" log="$work/readme-lein.log" deps status p f
+  if ! ensure_debian_package leiningen "the README's Leiningen lines are built as written" have_command lein; then
+    test_fail "README Leiningen, JDK $JDK_MAJOR" "no Leiningen, and installing Debian's leiningen failed (see above)"
+    return 0
+  fi
+  deps=$(awk '!open && /^```edn[ \t]*$/ { open = 1; body = ""; next }
+              open && /^```[ \t]*$/ { open = 0; if (index(body, ":dependencies")) { printf "%s", body; exit } next }
+              open { body = body $0 "\n" }' "$ROOT/README.md" | sed -e 's/^ *:dependencies *\[//' -e '$ s/\] *$//')
+  if [ -z "$deps" ]; then
+    test_fail "README Leiningen, JDK $JDK_MAJOR" "README.md has no edn block with :dependencies"
+    return 0
+  fi
+  rm -rf "$dir"
+  mkdir -p "$dir/test/first"
+  cat > "$dir/project.clj" <<EOF
+(defproject first "0.1.0-SNAPSHOT"
+  :dependencies [[org.clojure/clojure "1.12.6"]
+                 $deps]
+  :local-repo "$scratch"
+  :repositories ^:replace [["central" {:url "https://repo1.maven.org/maven2/" :snapshots false}]])
+EOF
+  cat > "$dir/test/first/core_test.clj" <<'EOF'
+(ns first.core-test
+  (:require [clojure.test :refer [deftest is]]
+            [weft.pin :refer [no-pins?]]
+            [weft.scope :as s]))
+
+(deftest pmap-runs-on-virtual-threads
+  (is (= [true true true] (s/pmap (fn [_] (.isVirtual (Thread/currentThread))) (range 3)))))
+
+(deftest sleeping-does-not-pin
+  (is (no-pins? (Thread/sleep 5))))
+EOF
+  step "running the README's Leiningen lines with $(lein version 2>/dev/null | head -n 1)"
+  set +e
+  (cd "$dir" && JAVA_HOME=$JAVA_HOME JAVA_CMD="$JAVA_HOME/bin/java" LEIN_JAVA_CMD="$JAVA_HOME/bin/java" lein with-profile -base test) > "$log" 2>&1
+  status=$?
+  set -e
+  read -r p f < <(awk '/^Ran [0-9]+ tests/ { n += $2 } /^[0-9]+ failures, [0-9]+ errors/ { bad += $1 + $3 }
+                       END { printf "%d %d\n", (n > bad ? n - bad : 0), bad }' "$log")
+  if [ $((p + f)) -eq 0 ]; then
+    tail -n 15 "$log"
+    test_fail "README Leiningen, JDK $JDK_MAJOR" "lein test ran no test (exit $status; log: $log)"
+  else
+    test_report "README Leiningen, JDK $JDK_MAJOR" "$p" "$f"
+  fi
+}
+readme_lein
+
 # Every example project, built and tested as its user would: mvn verify on its own POM.
 for pom in "$ROOT"/examples/*/pom.xml; do
   [ -f "$pom" ] || continue

@@ -18,6 +18,7 @@
            (java.nio.file Files)
            (java.nio.file.attribute FileAttribute)
            (java.util Locale)
+           (javax.tools Diagnostic Diagnostic$Kind DiagnosticCollector ToolProvider)
            (java.util.concurrent ExecutionException Future TimeUnit TimeoutException)
            (jdk.jshell Diag EvalException JShell Snippet Snippet$Status SnippetEvent
                        SourceCodeAnalysis$CompletionInfo TypeDeclSnippet
@@ -33,12 +34,16 @@
 
 ;; --- finding the blocks ----------------------------------------------------------------------
 
-(def ^:private fence #"^(\s*)```\s*([A-Za-z0-9_+.-]*)\s*$")
+(def ^:private fence
+  "A fence line: its indentation, its language and an optional second word of the info string
+  (```java jshell marks a JShell session)."
+  #"^(\s*)```\s*([A-Za-z0-9_+.-]*)(?:\s+([A-Za-z0-9_+.-]+))?\s*$")
 
 (defn blocks
   "The fenced code blocks of the Markdown file `path` in the languages the runner runs:
-  maps of :file, :line (the 1-based line of the block's first line of code), :lang and :lines
-  (the code, without the fence's indentation)."
+  maps of :file, :line (the 1-based line of the block's first line of code), :lang, :session (the
+  info string's second word, e.g. \"jshell\", or nil) and :lines (the code, without the fence's
+  indentation)."
   [path]
   (let [lines (str/split-lines (slurp path))]
     (loop [i 0, open nil, found []]
@@ -56,7 +61,7 @@
               (recur (inc i) (update open :lines conj code) found))
 
             m
-            (recur (inc i) {:file path :line (+ i 2) :lang (nth m 2) :indent (nth m 1) :lines []} found)
+            (recur (inc i) {:file path :line (+ i 2) :lang (nth m 2) :session (nth m 3) :indent (nth m 1) :lines []} found)
 
             :else (recur (inc i) nil found)))))))
 
@@ -112,6 +117,12 @@
   (let [code (str/trimr source)]     ; a position past the code (some diagnostics) is its last line
     (+ start (count (filter #(= \newline %) (subs code 0 (max 0 (min pos (count code)))))))))
 
+(defn- deprecation-code?
+  "True for a compiler diagnostic code that reports the use of a deprecated API: a README block
+  must not teach a name that is going away (doc/readme-blocks.md)."
+  [^String code]
+  (boolean (and code (str/includes? code "deprecat"))))
+
 (defn- snippet-problems
   "What went wrong with the events of evaluating `source` (at file line `start`), or nil."
   [^JShell js file start ^String source events]
@@ -121,8 +132,9 @@
          :let [^Snippet s (.snippet e)
                status (.status e)
                ex (.exception e)
-               errors (when (= status Snippet$Status/REJECTED)
-                        (filter #(.isError ^Diag %) (iterator-seq (.iterator (.diagnostics js s)))))
+               diags (iterator-seq (.iterator (.diagnostics js s)))
+               errors (concat (when (= status Snippet$Status/REJECTED) (filter #(.isError ^Diag %) diags))
+                              (filter #(and (not (.isError ^Diag %)) (deprecation-code? (.getCode ^Diag %))) diags))
                unresolved (when (#{Snippet$Status/RECOVERABLE_DEFINED Snippet$Status/RECOVERABLE_NOT_DEFINED} status)
                             (iterator-seq (.iterator (.unresolvedDependencies js s))))]
          msg (concat
@@ -190,7 +202,8 @@
   "Runs a Java block in a fresh JShell: the jshell tool's default imports, then the fixtures,
   then the block line by line, then every JUnit class it declared. Returns the problems."
   [{:keys [file line lines]}]
-  (with-open [js (-> (JShell/builder) (.executionEngine "local") (.build))]
+  (with-open [js (-> (JShell/builder) (.executionEngine "local")
+                     (.compilerOptions (into-array String ["-Xlint:deprecation"])) (.build))]
     (.addToClasspath js (System/getProperty "java.class.path"))
     (let [setup (concat (eval-java js "(jshell default imports)" 1 jshell-default-imports)
                         (eval-java js "build/readme/src/main/resources/readme/fixtures.jsh" 1
@@ -202,6 +215,87 @@
             problems
             (vec (mapcat #(eval-java js file line (str "readme.runner.Tests.run(" % ".class);"))
                          (junit-classes js)))))))))
+
+;; --- Java: a block that is a compilation unit -------------------------------------------------
+
+(defn- temp-dir ^File [prefix]
+  (.toFile (Files/createTempDirectory prefix (make-array FileAttribute 0))))
+
+(def ^:private type-decl
+  "A top-level type declaration at the start of a line: group 1 is `public` when present, group 2
+  the type's name."
+  #"(?m)^(public\s+)?(?:(?:final|abstract|sealed|non-sealed|strictfp)\s+)*(?:class|record|interface|enum|@interface)\s+([A-Za-z_$][A-Za-z0-9_$]*)")
+
+(defn- java-file-types
+  "The names of the top-level types a Java source declares, the public one first."
+  [^String source]
+  (let [found (re-seq type-decl source)]
+    (distinct (map #(nth % 2) (concat (filter second found) found)))))
+
+(defn- java-package [^String source]
+  (second (re-find #"(?m)^\s*package\s+([A-Za-z0-9_.]+)\s*;" source)))
+
+(defn- junit-test-class?
+  "True when `c` declares a method annotated with a JUnit test annotation."
+  [^Class c]
+  (some (fn [^Method m] (some #(#{"Test" "ParameterizedTest" "RepeatedTest"} (.getSimpleName (.annotationType ^java.lang.annotation.Annotation %)))
+                              (.getAnnotations m)))
+        (.getDeclaredMethods c)))
+
+(defn- main-method ^Method [^Class c]
+  (try (let [m (.getDeclaredMethod c "main" (into-array Class [(Class/forName "[Ljava.lang.String;")]))]
+         (when (java.lang.reflect.Modifier/isStatic (.getModifiers m)) (.setAccessible m true) m))
+       (catch NoSuchMethodException _ nil)))
+
+(defn run-java-file
+  "Runs a Java block that is a compilation unit, as a user saves it to a .java file: compiled by
+  javac in this JVM against the runner's classpath (every weft module, JUnit), with deprecation
+  warnings reported as problems; then its public (or first) type's `main` runs, and every top-level
+  type with JUnit tests runs on the JUnit Platform. Returns the problems."
+  [{:keys [file line lines]}]
+  (let [source (str/join "\n" lines)
+        types (java-file-types source)]
+    (if (empty? types)
+      [(problem file line (str "declares no class: a Java block is a file a user saves (a class with its imports), "
+                               "or a JShell session marked ```java jshell"))]
+      (let [dir (temp-dir "weft-readme-java")
+            pkg (java-package source)
+            src (io/file dir "src" (str (str/replace (or pkg "") "." "/")) (str (first types) ".java"))
+            out (io/file dir "classes")
+            diagnostics (DiagnosticCollector.)
+            ^javax.tools.JavaCompiler compiler (ToolProvider/getSystemJavaCompiler)]
+        (io/make-parents src)
+        (.mkdirs out)
+        (spit src source)
+        (with-open [^javax.tools.StandardJavaFileManager fm (.getStandardFileManager compiler diagnostics nil nil)]
+          (let [ok (.call (.getTask compiler nil fm diagnostics
+                                    ["-classpath" (System/getProperty "java.class.path") "-d" (str out)
+                                     "-Xlint:deprecation" "-proc:none"]
+                                    nil (.getJavaFileObjects fm ^"[Ljava.io.File;" (into-array File [src]))))
+                problems (for [^Diagnostic d (.getDiagnostics diagnostics)
+                               :when (or (= Diagnostic$Kind/ERROR (.getKind d))
+                                         (deprecation-code? (.getCode d)))]
+                           (problem file (+ line (max 0 (dec (.getLineNumber d))))
+                                    (str (if (= Diagnostic$Kind/ERROR (.getKind d)) "error: " "deprecated: ")
+                                         (.getMessage d Locale/ROOT))))]
+            (cond
+              (seq problems) (vec problems)
+              (not ok) [(problem file line "javac failed without a diagnostic")]
+              :else
+              (let [loader (URLClassLoader. (into-array URL [(.toURL (.toURI out))]) (ClassLoader/getSystemClassLoader))
+                    classes (map #(Class/forName (str (when pkg (str pkg ".")) %) true loader) types)
+                    ^Method main (some main-method classes)
+                    tests (filter junit-test-class? classes)]
+                (if (and (nil? main) (empty? tests))
+                  [(problem file line (str (first types) " has no main method and no JUnit test: nothing of the block would run"))]
+                  (try
+                    (when main (.invoke main nil (object-array [(make-array String 0)])))
+                    (doseq [^Class c tests] (readme.runner.Tests/run c))
+                    []
+                    (catch InvocationTargetException e
+                      [(problem file line (str "threw " (stack-text (.getCause e))))])
+                    (catch AssertionError e
+                      [(problem file line (str "tests failed: " (.getMessage e)))])))))))))))
 
 ;; --- Clojure ---------------------------------------------------------------------------------
 
@@ -253,9 +347,6 @@
                       (concat [["fun main() {" nil]] body [["}" nil]])))]
     [(str/join "\n" (map first out)) (vec (map second out))]))
 
-(defn- temp-dir ^File [prefix]
-  (.toFile (Files/createTempDirectory prefix (make-array FileAttribute 0))))
-
 (defn run-kotlin-blocks
   "Compiles every Kotlin block in one run of the Kotlin compiler (in this JVM, no daemon), then
   runs each block's main. Returns a map from block to its problems."
@@ -305,6 +396,11 @@
 
 ;; --- main ------------------------------------------------------------------------------------
 
+(def ^:private deprecation-warning
+  "A line weft prints when a caller uses a deprecated name (weft.impl.options, Java's one-time
+  warnings)."
+  #"(?m)^.*WARNING:.*\bdeprecated\b.*$")
+
 (defn- run-block
   "Runs `task` (returns problems) with its output kept; prints the block's line and, when it
   failed, its problems and output. Returns true when it passed."
@@ -313,6 +409,10 @@
         [result output] (with-captured-output task)
         problems (cond (instance? Throwable result) [(problem file line (str "the runner failed: " (stack-text result)))]
                        :else result)
+        problems (cond-> (vec problems)
+                   (re-find deprecation-warning output)
+                   (conj (problem file line (str "printed a deprecation warning (a README block must use the current names): "
+                                                 (re-find deprecation-warning output)))))
         ms (quot (- (System/nanoTime) start) 1000000)]
     (if (empty? problems)
       (println (format "ok    %s:%d %s (%d ms)" file line lang ms))
@@ -331,7 +431,7 @@
         results (doall
                  (for [b all]
                    (run-block b (case (:lang b)
-                                  "java" #(run-java b)
+                                  "java" (if (= "jshell" (:session b)) #(run-java b) #(run-java-file b))
                                   "clojure" #(run-clojure b)
                                   "kotlin" (let [k (get kotlin b)] (if (fn? k) k (constantly k)))))))
         passed (count (filter true? results))
