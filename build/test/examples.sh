@@ -206,7 +206,8 @@ done
 # examples/clojure-deps: a deps.edn project, its classpath resolved by tools.deps from Maven Central
 # (the Clojure CLI cannot be installed here; build/tools-deps/pom.xml), weft from the scratch
 # repository, anything else from the user's (minus weft) as a file:// repository. Its README's
-# deps.edn block must be the deps.edn the test uses.
+# deps.edn block must be the deps.edn the test uses, and its weft coordinates those of the top
+# README's deps.edn block.
 deps_dir="$ROOT/examples/clojure-deps"
 if [ -f "$deps_dir/deps.edn" ]; then
   name="examples/clojure-deps"
@@ -214,8 +215,14 @@ if [ -f "$deps_dir/deps.edn" ]; then
   log="$work/clojure-deps.log"
   readme_deps=$(awk '/^```edn/ { if (seen) exit; on = 1; next } /^```/ { if (on) { on = 0; seen = 1 } next } on' "$deps_dir/README.md")
   set +e
+  weft_coords() { grep -o 'dev\.weft/[a-z-]* *{:mvn/version "[^"]*"}' | tr -s ' ' | sort; }
+  top_deps=$(awk '!open && /^```edn[ \t]*$/ { open = 1; body = ""; next }
+                  open && /^```[ \t]*$/ { open = 0; if (index(body, ":deps")) { printf "%s", body; exit } next }
+                  open { body = body $0 "\n" }' "$ROOT/README.md" | weft_coords)
   if [ "$readme_deps" != "$(cat "$deps_dir/deps.edn")" ]; then
     test_fail "$name, JDK $JDK_MAJOR" "its README's first edn block is not its deps.edn: the README must show what the test uses"
+  elif [ -z "$top_deps" ] || [ "$top_deps" != "$(weft_coords < "$deps_dir/deps.edn")" ]; then
+    test_fail "$name, JDK $JDK_MAJOR" "its deps.edn does not name the weft modules of README.md's deps.edn block: keep them the same"
   elif ! maven -q -f "$ROOT/build/tools-deps/pom.xml" dependency:build-classpath -Dmdep.outputFile="$work/tools-deps.cp" > "$log" 2>&1; then
     test_fail "$name, JDK $JDK_MAJOR" "tools.deps could not be resolved from Maven Central (log: $log)"
   else
