@@ -12,9 +12,9 @@
   (-Dclojure.core.async.executor-factory=weft.async/executor-factory), unchanged code:
     core-async-go+weft, core-async-thread+weft, core-async-pipeline-blocking+weft
   in a JVM of their own (core.async reads the factory once per JVM) against the same server:
-  it starts with the scenario and loads and warms up while this JVM warms up, then waits
-  until this JVM's rounds are over before it measures its own; its round i pairs with round
-  i of virtual-threads here. That JVM also runs article 000's headline: 100 go blocks each making the
+  it starts with the scenario and loads and warms up while this JVM warms up, then measures
+  its round i right after this JVM's round i (never at the same time), and its round i pairs
+  with round i of virtual-threads here. That JVM also runs article 000's headline: 100 go blocks each making the
   blocking call that waits 1 s (N = 20 against 200 ms in smoke mode).
   Every variant makes the same blocking java.net.http.HttpClient call, through a client
   built with a virtual-thread executor (without one the client runs its own platform
@@ -270,23 +270,25 @@
 
 (defn- run-rounds
   "Measures each of `vs` ([name f]) at size `n` over `rounds` rounds, each in a new order;
-  `progress` gets one line per run. Returns {variant-name [figures per round]}."
-  [vs n wait-ms rounds port stats-client progress]
+  `progress` gets one line per run, `(after-round i)` runs after round i. Returns
+  {variant-name [figures per round]}."
+  [vs n wait-ms rounds port stats-client progress after-round]
   (let [runs (atom {})]
-    (doseq [round (range rounds)
-            [vname f] (shuffle vs)]
-      (let [fig (measure f n wait-ms port stats-client)]
-        (swap! runs update vname (fnil conj []) fig)
-        (progress (format "N=%,d round %d: %-34s %8.0f ms, peak %,5d platform threads, %,6d in flight, %d errors"
-                          n (inc round) vname (double (:ms fig)) (long (:peak-platform-threads fig))
-                          (long (:max-in-flight fig)) (long (:errors fig))))))
+    (doseq [round (range rounds)]
+      (doseq [[vname f] (shuffle vs)]
+        (let [fig (measure f n wait-ms port stats-client)]
+          (swap! runs update vname (fnil conj []) fig)
+          (progress (format "N=%,d round %d: %-34s %8.0f ms, peak %,5d platform threads, %,6d in flight, %d errors"
+                            n (inc round) vname (double (:ms fig)) (long (:peak-platform-threads fig))
+                            (long (:max-in-flight fig)) (long (:errors fig))))))
+      (after-round round))
     @runs))
 
 (defn- run-size
-  "Measures every variant at size `n` over `rounds` rounds (see `run-rounds`) and keeps each
-  variant's median run. Returns {variant-name figures}."
-  [ctx n wait-ms rounds port stats-client]
-  (medians (run-rounds variants n wait-ms rounds port stats-client #(lab/progress! ctx %))))
+  "Measures every variant at size `n` over `rounds` rounds (see `run-rounds`), with
+  `(after-round i)` after each, and keeps each variant's median run. Returns {variant-name figures}."
+  [ctx n wait-ms rounds port stats-client after-round]
+  (medians (run-rounds variants n wait-ms rounds port stats-client #(lab/progress! ctx %) after-round)))
 
 ;; ---------------------------------------------------------------------------------------
 ;; The +weft variants, in a JVM of their own
@@ -313,8 +315,9 @@
 
 (defn -main
   "The +weft JVM: `port sizes rounds wait-ms warm-n dir` (sizes comma-separated). Warms up,
-  writes `dir`/ready, waits for `dir`/go (the parent's rounds are over: the two JVMs never
-  measure at the same time), measures `weft-variants` at each size, then the headline (100 go
+  writes `dir`/ready, then measures `weft-variants` at each size one round at a time: round
+  i of size n when `dir`/go-<n>-<i> appears (the parent's round i is over: the two JVMs never
+  measure at the same time), writing `dir`/done-<n>-<i> after it; then the headline (100 go
   blocks, or 20 when wait-ms is below 1000), and writes {:sizes {n {variant [figures per
   round]}} :headline figures ...} to `dir`/fanout-weft.edn."
   [port sizes rounds wait-ms warm-n dir]
@@ -334,9 +337,18 @@
           (let [fig (measure f warm-n 10 port stats-client)]
             (progress (format "warm-up: %s N=%,d against 10 ms waits, %.0f ms" vname warm-n (double (:ms fig)))))))
       (spit (io/file dir "ready") "")
-      (when-not (await-file (Path/of ^String dir (into-array String ["go"])) 600 (constantly true))
-        (throw (IllegalStateException. "the parent JVM did not say go within 600 s")))
-      (let [by-size (into {} (map (fn [n] [n (run-rounds weft-variants n wait-ms rounds port stats-client progress)])) sizes)
+      (let [by-size (into {} (for [n sizes]
+                               [n (apply merge-with into
+                                         (for [round (range rounds)]
+                                           ;; one round at a time, each when the parent's round of the same number is over
+                                           (let [go (str "go-" n "-" round)]
+                                             (when-not (await-file (Path/of ^String dir (into-array String [go])) 600 (constantly true))
+                                               (throw (IllegalStateException. (str "the parent JVM did not say " go " within 600 s"))))
+                                             (let [r (run-rounds weft-variants n wait-ms 1 port stats-client
+                                                                 #(progress (str/replace-first % "round 1" (str "round " (inc round))))
+                                                                 (constantly nil))]
+                                               (spit (io/file dir (str "done-" n "-" round)) "")
+                                               r))))]))
             headline-n (if (< wait-ms 1000) 20 100)
             headline (measure core-async-go headline-n wait-ms port stats-client)]
         (progress (format "headline: %,d go blocks, %.0f ms, peak %d platform threads, %d calls on virtual threads"
@@ -356,9 +368,9 @@
   it loads and warms up while this one does. Returns {:process :dir}."
   [^ScenarioContext ctx port sizes rounds wait-ms warm-n]
   (let [dir (.resolve (.workDir ctx) "fanout-weft")]
-    (doseq [^String f ["ready" "go" "fanout-weft.edn"]]
-      (Files/deleteIfExists (.resolve dir f)))
     (Files/createDirectories dir (make-array java.nio.file.attribute.FileAttribute 0))
+    (doseq [^java.io.File f (.listFiles (.toFile dir))] ; a previous run's signals and results
+      (.delete f))
     {:dir dir
      :process (.startJvm ctx "fanout-weft" [(str "-D" factory-property "=weft.async/executor-factory") "-XX:+UseSerialGC"]
                          "clojure.main"
@@ -373,12 +385,20 @@
                                         (when-not (.isAlive process) (str " (it exited with " (.exitValue process) ")"))
                                         "; see " (.resolve (.workDir ctx) "fanout-weft.log"))))))
 
+(defn- weft-round!
+  "Lets the +weft JVM measure its round `round` of size `n` and waits until it is done."
+  [^ScenarioContext ctx {:keys [^Process process ^Path dir]} n round]
+  (Files/writeString (.resolve dir (str "go-" n "-" round)) "" (make-array java.nio.file.OpenOption 0))
+  (when-not (await-file (.resolve dir (str "done-" n "-" round)) 300 #(.isAlive process))
+    (throw (IllegalStateException. (str "the +weft JVM did not finish its round " (inc round) " of N=" n " within 300 s; see "
+                                        (.resolve (.workDir ctx) "fanout-weft.log"))))))
+
 (defn- run-weft-jvm!
-  "Lets the +weft JVM measure and waits for it; the EDN map `-main` wrote."
+  "Waits for the +weft JVM to end (its rounds are done, its headline follows); the EDN map
+  `-main` wrote."
   [^ScenarioContext ctx {:keys [^Process process ^Path dir]}]
   (let [out (.resolve dir "fanout-weft.edn")
         p process]
-    (Files/writeString (.resolve dir "go") "" (make-array java.nio.file.OpenOption 0))
     (when-not (.waitFor ^Process p 300 TimeUnit/SECONDS)
       (throw (IllegalStateException. (str "the +weft JVM did not finish within 300 s; see "
                                           (.resolve (.workDir ctx) "fanout-weft.log")))))
@@ -504,8 +524,12 @@
               (lab/progress! ctx (format "warm-up: %-28s N=%,d against 10 ms waits, %.0f ms" vname warm-n
                                          (double (:ms fig))))))))
       (await-weft-jvm-ready! ctx weft-jvm)
-      (let [figures (into {} (map (fn [n] [n (run-size ctx n wait-ms rounds port stats-client)])) sizes)
-            ;; after the others' rounds, so that the two JVMs never measure at the same time
+      (let [weft-rounds (lab/size ctx 1 2 rounds)
+            ;; the +weft JVM measures its round i right after this JVM's round i (never at the same
+            ;; time), so that paired rounds see the same machine
+            figures (into {} (map (fn [n] [n (run-size ctx n wait-ms rounds port stats-client
+                                                       #(when (< % weft-rounds) (weft-round! ctx weft-jvm n %)))]))
+                          sizes)
             weft-run (run-weft-jvm! ctx weft-jvm)]
         (doseq [n sizes]
           (report-size! ctx n wait-ms (merge (figures n) (medians (get-in weft-run [:sizes n])))
