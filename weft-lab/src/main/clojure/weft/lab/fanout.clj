@@ -30,8 +30,9 @@
   `<variant>@10000`), five rounds each, and at N = 10,000 once more the article's own way of
   collecting results, which loses most of them. Each round runs the variants in a new order;
   a variant's figures are those of its median round (every round's time is kept in extras).
-  The +weft JVM warms up at N = 300 (not in smoke mode) and runs one round in smoke mode, two
-  in quick mode (so that it fits 10 s of the quick budget) and five in full mode."
+  The +weft JVM warms up as this one does (not in smoke mode), at the same time, and runs one
+  round in smoke mode, two in quick mode (so that it fits 10 s of the quick budget) and five in
+  full mode."
   (:require [clojure.core.async :as a]
             [clojure.core.async.impl.dispatch :as dispatch]
             [clojure.edn :as edn]
@@ -499,7 +500,9 @@
         rounds (lab/size ctx 1 3 5)
         port (start-server! ctx (lab/size ctx 120 300 1800))
         ;; started now, so that its start and warm-up overlap this JVM's warm-up (never its rounds)
-        weft-jvm (start-weft-jvm! ctx port sizes (lab/size ctx 1 2 rounds) wait-ms (if (= mode :smoke) 0 300))
+        ;; warmed up as this JVM is (its warm-up overlaps this one's, so it costs no budget)
+        weft-jvm (start-weft-jvm! ctx port sizes (lab/size ctx 1 2 rounds) wait-ms
+                                  (case mode :smoke 0 :quick (quot (peek sizes) 2) :full (min (peek sizes) 2000)))
         stats-executor (Executors/newVirtualThreadPerTaskExecutor)
         stats-client (new-client stats-executor)]
     (lab/limit-note! ctx (str "every call waits " wait-ms " ms on the server, so " wait-ms " ms is the floor at any N"
