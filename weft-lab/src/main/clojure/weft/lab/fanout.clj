@@ -373,7 +373,8 @@
     (doseq [^java.io.File f (.listFiles (.toFile dir))] ; a previous run's signals and results
       (.delete f))
     {:dir dir
-     :process (.startJvm ctx "fanout-weft" [(str "-D" factory-property "=weft.async/executor-factory") "-XX:+UseSerialGC"]
+     ;; the JVM options of this one (the lab's defaults), plus the factory: only the executors differ
+     :process (.startJvm ctx "fanout-weft" [(str "-D" factory-property "=weft.async/executor-factory")]
                          "clojure.main"
                          ["-m" "weft.lab.fanout" (str port) (str/join "," sizes) (str rounds) (str wait-ms) (str warm-n)
                           (str dir)])}))
