@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The start-up cost of weft's Clojure namespaces without and with core.async (issue 11), in fresh
 # JVMs against the installed jars (run ./weft install, or mvn install, first). Alternating runs of
-#   A: (time (require 'weft.core 'weft.scope 'weft.context 'weft.pin))              weft-clj
-#   B: (time (require 'weft.core 'weft.scope 'weft.context 'weft.pin 'weft.async))  + weft-async
+#   A: (time (require 'weft.thread 'weft.scope 'weft.context 'weft.pin))              weft-clj
+#   B: (time (require 'weft.thread 'weft.scope 'weft.context 'weft.pin 'weft.async))  + weft-async
 # each on the runtime classpath of its module (B's has core.async and its analyzer stack), and
 # prints the median of the require times ("Elapsed time" of clojure.core/time) and of the whole
 # process (JVM start and exit included), and B/A. Run it on an idle machine.
@@ -35,8 +35,8 @@ classpath() {
 }
 cp_clj=$(classpath weft-clj)
 cp_async=$(classpath weft-async)
-form_clj="(time (require 'weft.core 'weft.scope 'weft.context 'weft.pin))"
-form_async="(time (require 'weft.core 'weft.scope 'weft.context 'weft.pin 'weft.async))"
+form_clj="(time (require 'weft.thread 'weft.scope 'weft.context 'weft.pin))"
+form_async="(time (require 'weft.thread 'weft.scope 'weft.context 'weft.pin 'weft.async))"
 
 # run CP FORM: prints "REQUIRE_MS PROCESS_MS" of one fresh JVM
 run() {

@@ -70,11 +70,11 @@
             [weft.async.impl.pipeline :as pipeline]
             [weft.async.impl.registry :as registry]
             [weft.async.impl.tasks :as tasks]
-            [weft.core :as core]
+            [weft.thread :as core]
             [weft.impl :as wimpl]
             [weft.impl.options :as options])
   (:import (dev.weft.scope Scope)
-           (dev.weft.thread SchedulerSampler SchedulerSamples)
+           (dev.weft.scheduler SchedulerSampler SchedulerSamples)
            (java.time Duration)))
 
 (set! *warn-on-reflection* true)
@@ -290,7 +290,7 @@
 
 (defn thread-stats
   "Thread accounting now, what the article printed by hand: the scheduler and platform
-  thread figures of `weft.core/scheduler-snapshot` (`:live-platform-threads`,
+  thread figures of `weft.thread/scheduler-snapshot` (`:live-platform-threads`,
   `:peak-platform-threads`, `:mounted-virtual-threads`, ...), the calling thread's
   `:thread` name and whether it is `:virtual?`, `:processes`: `:running`,
   `:peak-running` (since the JVM started or the last `measure-threads`), and how many
@@ -309,7 +309,7 @@
   "Calls `f` (no arguments) and returns what it used: `{:value (f) :wall-ms ...
   :peak-platform-threads ... :platform-threads-started ... :max-mounted-virtual-threads ...
   :processes-started ... :peak-processes ... :scheduler {...}}`, where `:scheduler` has the
-  maxima of every sample (dev.weft.thread.SchedulerSamples). Platform threads are sampled
+  maxima of every sample (dev.weft.scheduler.SchedulerSamples). Platform threads are sampled
   every `:interval` by one platform thread, counted in the figures; the JVM's
   peak platform-thread count and the peak of running processes are reset at the start, so
   measurements running at the same time see each other's peaks."

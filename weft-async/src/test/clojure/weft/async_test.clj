@@ -7,9 +7,10 @@
             [clojure.test.check.generators :as gen]
             [clojure.test.check.properties :as prop]
             [weft.async :as wa]
+            [weft.impl.options :as options]
             [weft.test-support :refer [within]]
             [weft.context :refer [defcontext with-context]]
-            [weft.core :as w]
+            [weft.thread :as w]
             [weft.scope :as s :refer [with-scope]])
   (:import (java.util.concurrent CancellationException CountDownLatch TimeUnit)
            (java.util.concurrent.atomic AtomicInteger)))
@@ -331,3 +332,9 @@
       (and (= (range finishing) values)
            (not-any? #(= name (:name %)) (wa/processes))
            (every? #(nil? (within % 100)) @chans)))))
+
+(deftest every-option-means-what-its-doc-says-of-nil
+  (let [specs (filter #(re-find #"^weft\.async/" (:fn %)) (options/specs))]
+    (is (<= 4 (count specs)) "the walk sees weft.async's options tables")
+    (doseq [spec specs]
+      (is (empty? (options/nil-problems spec)) (:fn spec)))))

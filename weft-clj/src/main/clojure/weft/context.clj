@@ -3,7 +3,7 @@
 
   A context key is defined once with `defcontext`, bound for a body with `with-context`,
   and read anywhere below it, in this thread and in every thread weft starts from there
-  (`weft.core/vthread`, `vfuture`, executors, `weft.scope` forks, `pmap`, `race`), with
+  (`weft.thread/vthread`, `vfuture`, executors, `weft.scope` forks, `pmap`, `race`), with
   `@key`. `wrap` conveys the keys bound now through any function, Executor,
   ExecutorService or CompletionService.
 
@@ -11,7 +11,7 @@
       (defcontext retries \"How often to retry.\" {:default 3})
 
       (with-context [request-id \"r-42\"]
-        @(weft.core/vfuture @request-id))   ;=> \"r-42\"
+        @(weft.thread/vfuture @request-id))   ;=> \"r-42\"
       @retries                              ;=> 3, unbound: the default
 
   Context keys or dynamic vars?

@@ -1,7 +1,7 @@
 (ns ^:no-doc weft.impl
   "Internal to weft: helpers that weft's own namespaces share (conveying dynamic bindings,
   turning weft-core's Java data into Clojure data, reading durations). Not part of weft's
-  API: names here may change in any release. Use weft.core, weft.scope, weft.context and
+  API: names here may change in any release. Use weft.thread, weft.scope, weft.context and
   weft.pin instead."
   (:import (clojure.lang Var)
            (java.time Duration)

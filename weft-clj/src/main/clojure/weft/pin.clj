@@ -28,16 +28,19 @@
   - `probe!`: pins a virtual thread on purpose, to see that monitoring works.
 
   Reports are maps with kebab-case keys: `:from :to :threshold-ms :pins :pinned-ms :sites
-  :other-pins :submit-failures :submit-failure-messages :scheduler`; each site is
+  :other-pins :submit-failures :submit-failure-messages :scheduler :not-counted`; each site is
   `{:reason :blocking-operation :count :total-ms :max-ms :first-seen :last-seen :frames}`
-  with frames `{:class :method :line}`, innermost first."
+  with frames `{:class :method :line}`, innermost first. `:not-counted` lists the pins a check
+  saw but did not count because they were the JDK's own (a pin on a thread of the JDK's
+  machinery, or caused by the one-time initialization of a JDK class the body only triggered,
+  such as JDK 25's socket pollers starting): `{:thread :why :reason :duration-ms :frames}`."
   (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
             [clojure.string :as str]
             [clojure.test :as t]
             [weft.impl :as impl]
             [weft.impl.options :as options])
   (:import (clojure.lang ExceptionInfo)
-           (dev.weft.pin PinCheck PinCheck$Body PinEvent PinMonitor PinMonitor$Builder PinProbe PinReport)
+           (dev.weft.pin PinCheck PinCheck$Body PinCheck$BodyThread PinEvent PinMonitor PinMonitor$Builder PinProbe PinReport)
            (java.lang System$Logger)
            (java.time Duration)
            (java.util.function Consumer Function)))
@@ -81,7 +84,7 @@
   (^PinReport [f] (capture-call f {}))
   (^PinReport [f opts]
    (let [virtual? (boolean (:thread (options/check capture-options opts)))]
-     (PinCheck/capture (body f virtual?) virtual?))))
+     (PinCheck/capture (body f virtual?) (if virtual? PinCheck$BodyThread/VIRTUAL PinCheck$BodyThread/CALLER)))))
 
 (defmacro pins-of
   "Runs `body` and returns the pins that happened meanwhile as a report map (see the namespace
@@ -115,12 +118,15 @@
   by the `is` forms of `no-pins?` and `pins?`."
   [msg form f expect]
   (try
-    (let [r (PinCheck/verify (body f true) (case expect :none 0 :some 1) "the body" true violation)]
+    (let [r (PinCheck/verify (body f true) (case expect :none 0 :some 1) "the body" PinCheck$BodyThread/VIRTUAL violation)]
       (t/do-report {:type :pass :message msg :expected form :actual (str/trim (.toText r))})
       true)
     (catch ExceptionInfo e
       (if (::violation (ex-data e))
-        (do (t/do-report {:type :fail :message msg :expected form :actual (ex-message e)})
+        ;; The report goes in :message, which clojure.test prints as it is, line by line
+        ;; (:actual is printed with pr-str, which would escape every newline).
+        (do (t/do-report {:type :fail :message (str (when msg (str msg "\n")) (ex-message e))
+                          :expected form :actual (list 'not form)})
             false)
         (throw e)))))
 

@@ -1,7 +1,7 @@
 (ns weft.context-test
   (:require [clojure.test :refer [deftest is testing]]
             [weft.context :as c :refer [defcontext with-context]]
-            [weft.core :as w])
+            [weft.thread :as w])
   (:import (java.util.concurrent Callable CompletionService ExecutorCompletionService ExecutorService Executors)))
 
 (defcontext user "The user, for tests.")

@@ -4,7 +4,7 @@
             [clojure.test.check.generators :as gen]
             [clojure.test.check.properties :as prop]
             [weft.context :refer [defcontext with-context]]
-            [weft.core :as w]
+            [weft.thread :as w]
             [weft.scope :as s :refer [with-scope fork join]])
   (:import (java.util.concurrent CancellationException CountDownLatch TimeoutException)
            (java.util.concurrent.atomic AtomicInteger)))

@@ -1,6 +1,7 @@
 (ns weft.concurrency-limits-test
   (:require [clojure.test :refer [deftest is testing]]
-            [weft.concurrency-limits :as limits])
+            [weft.concurrency-limits :as limits]
+            [weft.impl.options :as options])
   (:import (com.netflix.concurrency.limits.limit AIMDLimit Gradient2Limit VegasLimit)
            (dev.weft.concurrencylimits NetflixLimit)
            (dev.weft.limit AdaptiveLimit LimitExceededException Limiter)))
@@ -41,3 +42,9 @@
                         (limits/aimd {:timeout 0})))
   (is (thrown-with-msg? IllegalArgumentException #"unknown|:inital-limit"
                         (limits/vegas {:inital-limit 5}))))
+
+(deftest every-option-means-what-its-doc-says-of-nil
+  (let [specs (filter #(re-find #"^weft\.concurrency-limits/" (:fn %)) (options/specs))]
+    (is (= 3 (count specs)) "the walk sees vegas', aimd's and gradient2's options tables")
+    (doseq [spec specs]
+      (is (empty? (options/nil-problems spec)) (:fn spec)))))

@@ -37,7 +37,7 @@
         (is (= 200 (.statusCode ^HttpResponse (.get first-response 10 TimeUnit/SECONDS)))))
       (finally
         (deliver release true)
-        (ring/stop-server server)))
+        (ring/stop-server! server)))
     (is (= 0.0 (meter registry "weft.ring.in.flight")))
     (is (nil? (.gauge (.find registry "weft.ring.limit"))) "no adaptive limit, no limit gauge")))
 
@@ -57,7 +57,7 @@
         (when (and (= 3 @current) (< n 2000)) (Thread/sleep 5) (recur (inc n))))
       (is (= 4.0 (meter registry "weft.ring.limit")) "the gauge follows the limit at each scrape")
       (finally
-        (ring/stop-server server)))))
+        (ring/stop-server! server)))))
 
 (deftest ring-metrics-names-its-input
   (is (thrown-with-msg? IllegalArgumentException #"needs the server weft.ring/run-server returned"

@@ -1,6 +1,6 @@
 (ns weft.otel-test
   (:require [clojure.test :refer [deftest is]]
-            [weft.core :as w]
+            [weft.thread :as w]
             [weft.otel :as otel]
             [weft.scope :refer [with-scope fork join]])
   (:import (io.opentelemetry.api.trace Span SpanContext TraceFlags TraceState)

@@ -3,11 +3,11 @@
 
       (require '[weft.ring :as ring])
       (def server (ring/run-server (fn [req] {:status 200 :body \"hello\"}) {:port 8080}))
-      (ring/stop-server server)   ; drains: in-flight requests finish first
+      (ring/stop-server! server)  ; drains: in-flight requests finish first
 
   - `run-server` starts a server and returns it at once; `(:port server)` is the port
     it listens on (useful with `:port 0`, which picks a free one).
-  - `stop-server` drains: it stops accepting, lets the requests in flight finish within a
+  - `stop-server!` drains: it stops accepting, lets the requests in flight finish within a
     timeout, then closes. The server is also `java.lang.AutoCloseable` (`with-open`).
   - `stats` tells what is in flight, waiting and rejected.
 
@@ -49,7 +49,6 @@
            (dev.weft.ring RingConnector RingHandler Tls)
            (java.nio.file Path)
            (org.eclipse.jetty.alpn.server ALPNServerConnectionFactory)
-           (org.eclipse.jetty.http2.server HTTP2CServerConnectionFactory HTTP2ServerConnectionFactory)
            (java.time Duration)
            (org.eclipse.jetty.server ConnectionFactory HttpConfiguration
                                      SecureRequestCustomizer Server SslConnectionFactory)
@@ -106,12 +105,13 @@
     (merge pos-duration {:key :idle-timeout :aliases [:idle-timeout-ms] :default 30000
                          :doc "close a connection idle this long; a request whose handler is still working is never cut by it"})
     (merge pos-duration {:key :request-read-timeout :default 30000
-                         :doc "longest a client may take to send a request's head, and a body its handler is reading, counted from the request's first byte; then 408 and a close (checked every quarter of it, so the cut comes within 1.5 times it); nil for none"})
+                         :doc "longest a client may take to send a request's head, and a body its handler is reading, counted from the request's first byte; then 408 and a close (checked every quarter of it, so the cut comes within 1.5 times it)"
+                         :nil "none: a client may take as long as it likes"})
     (merge (int-in 256 Integer/MAX_VALUE "an integer, 256 or more")
            {:key :max-header-bytes :default 8192 :doc "largest request line and headers; more gets 431"})
     (merge (int-in 1 Integer/MAX_VALUE "a positive integer")
-           {:key :max-body-bytes :default (* 10 1024 1024) :nilable? true
-            :doc "largest request body; more gets 413 (10 MiB by default; nil for no limit)"})
+           {:key :max-body-bytes :default (* 10 1024 1024) :default-doc "10 MiB" :nil "no limit"
+            :doc "largest request body; more gets 413"})
     (merge (int-in 1 64 "an integer from 1 to 64") {:key :acceptors :doc "acceptor threads" :default-doc "Jetty's (1 below 16 cores)"})
     (merge (int-in 1 256 "an integer from 1 to 256") {:key :selectors :doc "selector threads" :default-doc "Jetty's (half the cores, up to 4)"})
     (merge pos-duration {:key :websocket-idle-timeout :default 30000 :doc "close a WebSocket idle this long"})
@@ -189,10 +189,10 @@
       (and tls http2?) [(SslConnectionFactory. (.contextFactory tls) "alpn")
                         (doto (ALPNServerConnectionFactory. ^"[Ljava.lang.String;" (into-array String ["h2" "http/1.1"]))
                           (.setDefaultProtocol "http/1.1"))
-                        (HTTP2ServerConnectionFactory. config)
+                        (RingConnector/h2 config)
                         http1]
       tls [(SslConnectionFactory. (.contextFactory tls) "http/1.1") http1]
-      http2? [http1 (HTTP2CServerConnectionFactory. config)]
+      http2? [http1 (RingConnector/h2c config)]
       :else [http1])))
 
 (defn- connector ^RingConnector [^Server server ^RingHandler handler {:keys [host backlog ^Duration idle-timeout acceptors selectors]}
@@ -282,7 +282,7 @@
 
 (options/document! #'run-server server-options)
 
-(defn stop-server
+(defn stop-server!
   "Stops `server` gracefully and returns true when every request in flight finished and
   its response was written.
 
@@ -295,12 +295,21 @@
   response that could not be written during the drain (the client went away, say) is lost:
   the result is false too. `stats` tells which (`:abandoned`, `:lost`). Concurrent and
   repeated calls wait for the first to finish and return its result. Closing the server
-  (`with-open`) is `(stop-server server)`."
-  ([server] (stop-server server {}))
+  (`with-open`) is `(stop-server! server)`."
+  ([server] (stop-server! server {}))
   ([server opts]
    (server-impl/stop! server (:timeout (options/check server-impl/stop-options opts)))))
 
-(options/document! #'stop-server server-impl/stop-options)
+(options/document! #'stop-server! server-impl/stop-options)
+
+(defn stop-server
+  "Deprecated: the old name of `stop-server!` (a side effect's name ends in `!`), kept through this
+  release. Prints a one-time warning, then does what `stop-server!` does."
+  {:deprecated "0.1.0"}
+  ([server] (stop-server server {}))
+  ([server opts]
+   (options/warn-deprecated-fn! "weft.ring/stop-server" "weft.ring/stop-server!")
+   (stop-server! server opts)))
 
 (defn reload-ssl!
   "Reads the TLS key and certificate of `server` again, from the :keystore or the :ssl-cert
@@ -321,7 +330,7 @@
     :waiting    requests waiting for a turn under :max-concurrency or :limit (0 without one)
     :limit      the adaptive limit's current value (only with :limit)
     :rejected   requests answered 503 because the server was full, since it started
-    :abandoned  requests cut off by the last stop (see `stop-server`)
+    :abandoned  requests cut off by the last stop (see `stop-server!`)
     :lost       responses that could not be written since the server started (the client
                 went away, its connection timed out or closed, or a streaming body failed
                 after the status was sent); each is logged once at WARN

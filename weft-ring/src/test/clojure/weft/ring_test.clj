@@ -265,7 +265,7 @@
       (is (= "fine" (:body (http/http (:port s) "GET" "/still-fine")))))))
 
 (deftest options-are-checked
-  (let [msg (fn [opts] (try (ring/stop-server (ring/run-server identity opts)) nil
+  (let [msg (fn [opts] (try (ring/stop-server! (ring/run-server identity opts)) nil
                             (catch dev.weft.clj.InvalidOptionException e (ex-message e))))]
     (is (= "weft.ring/run-server: :port must be an integer from 0 to 65535 (0 picks a free port); got \"80\""
            (msg {:port "80"})))
@@ -312,10 +312,19 @@
     (is (str/includes? (msg {:port 0 :keystore "k.p12"}) "without :ssl-port"))
     (is (str/includes? (msg 8080) "options must be a map"))
     (is (nil? (msg {:port 0 :host "127.0.0.1" :my.app/setting 1})) "namespaced keys are the application's"))
-  (testing "stop-server's options are checked too"
+  (testing "stop-server!'s options are checked too"
     (with-server [s (fn [_] {:status 200}) {}]
       (is (thrown-with-msg? dev.weft.clj.InvalidOptionException #":timeout must be"
-                            (ring/stop-server s {:timeout -1})))))
+                            (ring/stop-server! s {:timeout -1})))))
+  (testing "stop-server, the deprecated name of stop-server!, still stops, and warns once"
+    (swap! @#'weft.impl.options/warned disj ["weft.ring/stop-server"]) ; as in a fresh JVM
+    (let [err (java.io.StringWriter.)
+          results (binding [*err* err]
+                    (vec (for [_ (range 2)]
+                           (ring/stop-server (ring/run-server (fn [_] {:status 200}) {:port 0 :host "127.0.0.1"})))))]
+      (is (= [true true] results))
+      (is (= 1 (count (re-seq #"WARNING: weft.ring/stop-server is deprecated .* use weft.ring/stop-server!" (str err))))
+          (str err))))
   (testing "deprecated names still work: durations in ms, Retry-After in seconds"
     (with-server [s (fn [_] (Thread/sleep 300) {:status 200 :headers {} :body "late"})
                   {:request-timeout-ms 50 :retry-after-s 3 :idle-timeout-ms 5000}]
@@ -351,7 +360,7 @@
       (is (= #{:port :ssl-port :host :jetty :handler :tls} (set (keys s))))
       (is (instance? java.lang.AutoCloseable s))
       (is (str/starts-with? (pr-str s) "#weft.ring.impl.server.RingServer{:port "))
-      (is (= '#{run-server stop-server reload-ssl! stats} (set (keys (ns-publics 'weft.ring))))
+      (is (= '#{run-server stop-server! stop-server reload-ssl! stats} (set (keys (ns-publics 'weft.ring))))
           "a server comes only from run-server")))
   (testing "with-open stops it"
     (let [port (with-open [^java.lang.AutoCloseable s (ring/run-server (fn [_] {:status 200}) {:port 0 :host "127.0.0.1"})]

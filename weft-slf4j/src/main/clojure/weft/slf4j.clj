@@ -9,7 +9,7 @@
     (defcontext request-id)
     (slf4j/mirror! {request-id \"requestId\"})     ; once, at start-up
     (with-context [request-id \"r-42\"]
-      @(weft.core/vfuture (org.slf4j.MDC/get \"requestId\")))   ;=> \"r-42\"
+      @(weft.thread/vfuture (org.slf4j.MDC/get \"requestId\")))   ;=> \"r-42\"
 
   This namespace is in weft-slf4j, not weft-clj, so that weft-clj never depends on SLF4J.
   The Java side is dev.weft.slf4j.WeftMdc."

@@ -1,7 +1,7 @@
 (ns weft.slf4j-test
   (:require [clojure.test :refer [deftest is testing use-fixtures]]
             [weft.context :refer [defcontext with-context]]
-            [weft.core :as w]
+            [weft.thread :as w]
             [weft.scope :refer [with-scope fork join]]
             [weft.slf4j :as slf4j])
   (:import (org.slf4j MDC)))

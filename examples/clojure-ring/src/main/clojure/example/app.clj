@@ -24,7 +24,7 @@
              :body (str (reduce + (s/pmap price items {:max-concurrency 8})))})))
 
 (defn start
-  "Starts the server on `port` (0: any free one); stop it with weft.ring/stop-server."
+  "Starts the server on `port` (0: any free one); stop it with weft.ring/stop-server!."
   [port]
   (ring/run-server handler {:port port :host "127.0.0.1"}))
 

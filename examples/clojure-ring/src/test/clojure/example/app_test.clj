@@ -23,7 +23,7 @@
       (is (= [400 "give ?items=a,b,c"] (get-text server "/total")))
       (is (= 404 (first (get-text server "/other"))))
       (finally
-        (is (true? (ring/stop-server server)))))))
+        (is (true? (ring/stop-server! server)))))))
 
 (deftest prices-every-item-at-once-and-no-more-than-eight
   (let [inside (atom 0)

@@ -14,7 +14,11 @@
     :valid?     a predicate of the value; :must-be says what it must be, for the error
     :coerce     a function of the valid value, giving what `check` returns (a :duration's is
                 a java.time.Duration)
-    :default    the value `check` fills in when the option is absent or nil
+    :default    the value `check` fills in when the option is absent (or nil, unless :nil says
+                what nil means)
+    :nil        what an explicit nil means (like \"no limit\"), for an option whose nil is a
+                value, not \"not given\": `check` keeps the nil (over the :default) and the
+                docstring says \"nil for no limit\". Without it, nil is \"not given\"
     :default-doc what the docstring says of the default when it is not a value (\"no cap\")
     :unit       for the docstring (\"ms or a Duration\" is implied by :duration)
     :aliases    deprecated names: a vector of keywords, or a map of keyword to a function that
@@ -91,9 +95,23 @@
       (when-not (and (keyword? (:key o)) (string? (:doc o)) (:valid? o) (:must-be o))
         (throw (IllegalArgumentException. (str "an option needs :key, :doc and a :type or :valid?/:must-be; got "
                                                (pr-str (dissoc o :valid? :coerce))))))
+      (when (and (contains? o :nil) (or (not (string? (:nil o))) (false? (:nilable? o))))
+        (throw (IllegalArgumentException. (str "option " (:key o) ": :nil must be a string saying what nil means,"
+                                               " and the option nilable; got :nil " (pr-str (:nil o))
+                                               " :nilable? " (pr-str (:nilable? o))))))
       (assoc o
              :aliases (if (map? aliases) aliases (zipmap aliases (repeat nil)))
              :nilable? (:nilable? o true)))))
+
+(defonce ^:private registry
+  ;; Every spec made, by function name: what `specs` walks (a test checks each option's nil).
+  (atom {}))
+
+(defn specs
+  "Every spec made so far (by the namespaces loaded), sorted by function name: for tests that
+  walk the options tables."
+  []
+  (vals (into (sorted-map) @registry)))
 
 (defn spec
   "Options of the function `fn-name` (\"weft.scope/open\"), checked by `check` and documented by
@@ -106,15 +124,17 @@
    (let [options (mapv complete-option options)
          by-key (into {} (map (juxt :key identity)) options)
          aliases (into {} (for [o options [old convert] (:aliases o)] [old [(:key o) convert]]))]
-     {:fn fn-name
-      :options options
-      :by-key by-key
-      :aliases aliases
-      :exclusive (vec exclusive)
-      :refused (or refused {})
-      :example (or example "{}")
-      :defaults (into {} (for [o options :when (some? (:default o))]
-                           [(:key o) ((or (:coerce o) identity) (:default o))]))})))
+     (-> (swap! registry assoc fn-name
+                {:fn fn-name
+                 :options options
+                 :by-key by-key
+                 :aliases aliases
+                 :exclusive (vec exclusive)
+                 :refused (or refused {})
+                 :example (or example "{}")
+                 :defaults (into {} (for [o options :when (some? (:default o))]
+                                      [(:key o) ((or (:coerce o) identity) (:default o))]))})
+         (get fn-name)))))
 
 (defn- edit-distance
   "The edit distance of strings `a` and `b`, a swap of two neighbours counting as one edit
@@ -154,12 +174,22 @@
 
 (defonce ^:private warned (atom #{}))
 
-(defn- warn-deprecated! [fn-name old new]
-  (when-not (contains? @warned [fn-name old])
-    (swap! warned conj [fn-name old])
+(defn- warn-once! [k message]
+  (when-not (contains? @warned k)
+    (swap! warned conj k)
     (binding [*out* *err*]
-      (println (str "WARNING: " fn-name " option " old " is deprecated and will be removed in the next"
-                    " release; use " new " (see doc/options.md)")))))
+      (println (str "WARNING: " message)))))
+
+(defn- warn-deprecated! [fn-name old new]
+  (warn-once! [fn-name old] (str fn-name " option " old " is deprecated and will be removed in the next"
+                                 " release; use " new " (see doc/options.md)")))
+
+(defn warn-deprecated-fn!
+  "Prints, once per JVM, that the function `old` (\"weft.ring/stop-server\") is deprecated for `new`
+  (\"weft.ring/stop-server!\"): what a deprecated alias calls before doing what `new` does."
+  [old new]
+  (warn-once! [old] (str old " is deprecated and will be removed in the next release; use " new
+                         " (see CHANGELOG.md)")))
 
 (defn- known-text [spec]
   (str/join ", " (map pr-str (sort (keys (:by-key spec))))))
@@ -194,8 +224,9 @@
 (defn check
   "Checks `opts` (a map or nil) against `spec` and returns them ready to use: deprecated names
   replaced by their new ones, each value coerced (a duration becomes a java.time.Duration, a
-  keyword of `one-of` its value), nil values left out (unless the option is not :nilable?) and
-  defaults filled in. Namespaced keys are kept as given and not checked. Throws
+  keyword of `one-of` its value), nil values left out (kept as nil, over the default, when the
+  option's :nil says what nil means; an error when the option is not :nilable?) and defaults
+  filled in. Namespaced keys are kept as given and not checked. Throws
   dev.weft.clj.InvalidOptionException naming the problem and the fix for options that are not a
   map, an unknown or refused key, a bad value, two exclusive options, or a missing required one."
   [spec opts]
@@ -220,6 +251,7 @@
                    (fn [m k v]
                      (if-let [o (get (:by-key spec) k)]
                        (cond
+                         (and (nil? v) (:nil o)) (assoc m k nil)
                          (and (nil? v) (:nilable? o)) (dissoc m k)
                          ((:valid? o) v) (assoc m k (if-let [c (:coerce o)] (c v) v))
                          :else (throw (error fn-name (str k " must be " (:must-be o) "; got " (pr-str v))
@@ -228,14 +260,43 @@
                    opts'
                    opts')]
       (doseq [[a b why] (:exclusive spec)]
-        (when (and (contains? checked a) (contains? checked b))
+        (when (and (some? (get checked a)) (some? (get checked b)))
           (throw (error fn-name (str a " and " b " were both given; keep one (" why ")")
                         {:option b :options opts}))))
       (doseq [o (:options spec)
               :let [[needed why] (:requires o)]
-              :when (and needed (contains? checked (:key o)) (not (contains? checked needed)))]
+              :when (and needed (some? (get checked (:key o))) (nil? (get checked needed)))]
         (throw (error fn-name (str (:key o) " needs " needed " (" why ")") {:option (:key o) :options opts})))
       (merge (:defaults spec) checked))))
+
+(defn nil-problems
+  "What is wrong with how `spec` treats nil, one string per problem (empty when nothing is):
+  an option with :nil must come out of `check` as nil whatever its default; an option that is not
+  :nilable? must refuse nil or take it as a value (\"close? false or nil\": false); any other nilable
+  option's nil must be \"not given\" (the same as leaving it out); a :doc that speaks of nil
+  (\"nil for none\") must say it through :nil, so that `check` honours what it documents."
+  [spec]
+  (let [fn-name (:fn spec)]
+    (for [o (:options spec)
+          :let [k (:key o)
+                given (try (check spec {k nil}) (catch InvalidOptionException e e))
+                absent (check spec {})
+                problem (cond
+                          (not (:nilable? o))
+                          (when-not (or (instance? InvalidOptionException given) (contains? given k))
+                            (str k " is not nilable (nil is a value or an error) but check dropped it"))
+                          (instance? InvalidOptionException given)
+                          (str k " nil was refused: " (ex-message given))
+                          (:nil o)
+                          (when-not (and (contains? given k) (nil? (get given k)))
+                            (str k " is documented \"nil for " (:nil o) "\" but check gave " (pr-str (get given k ::absent))))
+                          (re-find #"(?i)(?<![-\w])nil\b" (:doc o))
+                          (str k " speaks of nil in its :doc but has no :nil, so check treats nil as not given")
+                          :else
+                          (when-not (= given absent)
+                            (str k " nil is not the same as leaving it out")))]
+          :when problem]
+      (str fn-name " " problem))))
 
 (defn- wrap-words
   "`text` as lines of at most `width` characters."
@@ -265,7 +326,8 @@
         entry (fn [o]
                 (let [text (str (:doc o)
                                 (when-let [u (:unit o)] (str " (" u ")"))
-                                (when-let [d (default-text o)] (str "; default " d)))
+                                (when-let [d (default-text o)] (str "; default " d))
+                                (when-let [n (:nil o)] (str "; nil for " n)))
                       [first-line & more] (wrap-words text (- 96 (count pad)))]
                   (apply str "    " (format (str "%-" width "s") (:key o)) first-line
                          (map #(str "\n" pad %) more))))

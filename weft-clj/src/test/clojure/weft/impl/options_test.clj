@@ -1,7 +1,12 @@
 (ns weft.impl.options-test
   (:require [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
-            [weft.impl.options :as o])
+            [weft.impl.options :as o]
+            [weft.context]
+            [weft.core]
+            [weft.pin]
+            [weft.pool]
+            [weft.scope])
   (:import (dev.weft.clj InvalidOptionException)
            (java.time Duration)))
 
@@ -16,6 +21,31 @@
           {:exclusive [[:timeout :retry-after "only one clock"]]
            :refused {:policy "f has its own policy"}
            :example "{:timeout 100}"}))
+
+(deftest nil-means-what-the-option-says
+  (let [spec (o/spec "weft.test/nil"
+                     [{:key :max-bytes :type :pos-int :doc "largest body" :default 10 :nil "no limit"}
+                      {:key :timeout :type :duration :doc "how long" :default 250}
+                      {:key :cap :type :pos-int :doc "the cap" :requires [:max-bytes "a cap needs a size"]}])]
+    (is (= {:max-bytes nil :timeout (Duration/ofMillis 250)} (o/check spec {:max-bytes nil}))
+        "an option with :nil keeps its nil over the default")
+    (is (= {:max-bytes 10 :timeout (Duration/ofMillis 250)} (o/check spec {:timeout nil}))
+        "without :nil, nil is \"not given\"")
+    (is (re-find #":cap needs :max-bytes" (ex-message (try (o/check spec {:cap 1 :max-bytes nil}) (catch Exception e e))))
+        "a kept nil does not satisfy :requires")
+    (is (str/includes? (o/doc spec) "default 10; nil for no limit") "the docstring says what nil means")
+    (is (empty? (o/nil-problems spec)))
+    (testing "nil-problems catches a doc that promises what check does not do"
+      (is (= ["weft.test/nil2 :n speaks of nil in its :doc but has no :nil, so check treats nil as not given"]
+             (o/nil-problems (o/spec "weft.test/nil2" [{:key :n :type :pos-int :doc "n; nil for none" :default 3}])))))
+    (is (thrown-with-msg? IllegalArgumentException #":nil must be a string"
+                          (o/spec "weft.test/nil3" [{:key :n :type :pos-int :doc "n" :nil true}])))))
+
+(deftest every-weft-clj-option-means-what-its-doc-says-of-nil
+  (let [specs (remove #(str/starts-with? (:fn %) "weft.test/") (o/specs))]
+    (is (<= 8 (count specs)) "the walk sees the options tables of weft-clj's namespaces")
+    (doseq [spec specs]
+      (is (empty? (o/nil-problems spec)) (:fn spec)))))
 
 (defn- failure [opts]
   (try (o/check spec opts) nil

@@ -2,14 +2,14 @@
   "The Clojure side of weft-jdbc against the database tier's real PostgreSQL, driven by
   dev.weft.jdbc.ClojureJavaJdbcPostgresTest: org.clojure/java.jdbc through a `{:datasource ds}`
   db-spec over a dev.weft.jdbc.WeftDataSource, weft.pool for the pool's statistics and its close,
-  weft.core/vfuture for many virtual threads at once. Each function does the work and returns what
+  weft.thread/vfuture for many virtual threads at once. Each function does the work and returns what
   it saw as plain data; the JUnit test asserts on it.
 
   Every data source here tags its backends with the pgjdbc property ApplicationName, so
   pg_stat_activity counts exactly the connections of that pool (the admin queries of `backends` go
   through DriverManager, untagged)."
   (:require [clojure.java.jdbc :as jdbc]
-            [weft.core :as weft]
+            [weft.thread :as weft]
             [weft.pool :as pool])
   (:import (dev.weft.jdbc WeftDataSource)
            (dev.weft.pool Pool)
@@ -145,7 +145,7 @@
        :stats (pool/stats (pool-of ds))})))
 
 (defn concurrent
-  "`n` weft.core/vfutures at once, each running one query through java.jdbc on `ds`: it doubles its
+  "`n` weft.thread/vfutures at once, each running one query through java.jdbc on `ds`: it doubles its
   own number and, while it holds its connection, asks the server how many backends of `app` are
   open and waits 10 ms in the server. Returns how many answers were wrong, whether each ran on a
   virtual thread, the most backends any query saw, the distinct backends used, and the pool's

@@ -16,11 +16,13 @@
                            task by weft-slf4j (slf4j-simple with SLF4J's reference
                            BasicMDCAdapter: slf4j-simple's own MDC keeps nothing; see
                            dev.weft.lab.scenarios.context.SimpleLoggingWithMdc)
-  All but dynamic-var-1-binding run in that same loaded-code environment. Variants run
-  interleaved, in a new order each round, and report the median run, comparable with the
-  article's means (the fastest and every run are kept as extras). The goals compare variants
-  by the median of their per-round ratios: runs of one round share the machine's state, so
-  pairing them cancels much of the +-25% a single run spreads by."
+  All but dynamic-var-1-binding run in that same loaded-code environment. Every variant is
+  warmed up by time, then variants run interleaved, in a new order each round; a variant's
+  figure in a round is the mean time of a batch of runs lasting at least 300 ms (quick), as a
+  JMH iteration is, and the variant reports its median round, comparable with the article's
+  means (the fastest round and every round are kept as extras). The goals compare variants by
+  the median of their per-round ratios, decided on its confidence interval: rounds run until
+  every goal is decided or the budget is spent (ScenarioContext/rounds)."
   (:require [clojure.main :as main]
             [weft.context :refer [defcontext with-context]]
             [weft.lab.scenario :as lab]
@@ -28,7 +30,8 @@
             [weft.slf4j :as slf4j])
   (:import (dev.weft.context Context)
            (org.slf4j MDC)
-           (dev.weft.thread SchedulerSampler SchedulerSamples)
+           (dev.weft.lab Goal Iterations Rounds ScenarioContext)
+           (dev.weft.scheduler SchedulerSampler SchedulerSamples)
            (java.time Duration)))
 
 (set! *warn-on-reflection* true)
@@ -124,23 +127,26 @@
                 @result)
    :with-bindings (main/with-bindings (count (get-thread-bindings)))})
 
-(defn- timed-ms
-  "Runs `(f n)` once and returns the wall time in ms; checks that every task ran."
+(defn- checked-run
+  "Runs `(f n)` once, unmeasured, and checks that every task ran."
   [f n]
-  (System/gc)
-  (let [start (System/nanoTime)
-        result (f n)
-        ms (/ (- (System/nanoTime) start) 1e6)]
+  (let [result (f n)]
     (when-not (and (= n (count result)) (= (* 2 n) (reduce + result)))
-      (throw (IllegalStateException. (str "a run of " n " tasks returned the wrong result"))))
-    ms))
+      (throw (IllegalStateException. (str "a run of " n " tasks returned the wrong result"))))))
+
+(defn- in-env
+  "Calls `thunk` in the variant's environment: :loaded (code loaded by clojure.main) or :plain."
+  [env thunk]
+  (if (= env :loaded) (as-loaded-code thunk) (thunk)))
 
 (defn- measure
-  "Times `(f n)` in the variant's environment: :loaded (code loaded by clojure.main) or :plain."
-  [env f n]
-  (if (= env :loaded)
-    (as-loaded-code #(timed-ms f n))
-    (timed-ms f n)))
+  "One round's figure of a variant: after one checked run, the mean wall time in ms of `(f n)` over
+  a batch of at least `batch` (a Duration) of runs (dev.weft.lab.Iterations), in the variant's
+  environment. The caller collects first (so that no variant inherits another's garbage), outside
+  the variant's memory window."
+  [env f n ^Duration batch]
+  (in-env env #(do (checked-run f n)
+                   (Iterations/msPerIteration batch 1 (fn [] (f n))))))
 
 (defn- paired-ratio
   "The median over rounds of a's run / b's run in the same round."
@@ -150,15 +156,18 @@
 (defn run
   "Runs the scenario; see the namespace docstring."
   [ctx]
-  (let [;; Quick mode: 50,000 tasks per run keep 15 interleaved rounds of
-        ;; six variants within the scenario's 35 s budget; the goals are ratios, which do not
-        ;; depend on N once a run is well above the scheduler's start-up (--full runs 500,000).
+  (let [;; Quick mode: 50,000 tasks per run (one run takes ~40 ms on 2 cores); the goals are
+        ;; ratios, which do not depend on N once a run is well above the scheduler's start-up
+        ;; (--full runs 500,000).
         n (lab/size ctx 2000 50000 article-size)
-        ;; Two warm-up runs per variant at the measured size compile every variant's path.
-        warmups (lab/size ctx 1 2 3)
-        ;; A run's time spreads by +-25% with the collector's timing, so a median of 5 could
-        ;; miss a 10% goal either way; 15 rounds keep the median within a few percent.
-        rounds (lab/size ctx 1 15 15)
+        ;; Warm-up by time, as JMH does: every variant's path compiled, whatever the machine's speed.
+        warmup (Duration/ofMillis (lab/size ctx 0 1000 3000))
+        ;; A round's figure is a batch of runs lasting at least this long: single 40 ms runs
+        ;; spread 0.48x-3.1x in paired ratios (one collection or a neighbour's burst is a large
+        ;; part of 40 ms); batches of ~300 ms average that out.
+        batch (Duration/ofMillis (lab/size ctx 0 300 1000))
+        ;; At least this many paired rounds; more while a goal is inconclusive and the budget allows.
+        [min-rounds max-rounds] (lab/size ctx [1 1] [8 24] [12 40])
         counts (binding-counts)
         repl-count (:loaded counts)
         one-count (binding [*context* context-data] (count (get-thread-bindings)))
@@ -175,19 +184,29 @@
     (lab/limit-note! ctx (str "the floor is the explicit argument in this run: no context mechanism beats passing"
                               " the value, so every variant's floor is explicit-arg's median time here and its ratio"
                               " is its slowdown against an argument (x the floor, lower is better)"))
-    (lab/progress! ctx n " tasks per run, " warmups " warm-up and " rounds " measured runs per variant, interleaved"
-                   " (the median is reported);"
-                   " context kept in " (Context/implementation))
+    (lab/progress! ctx n " tasks per run, " (.toMillis warmup) " ms of warm-up per variant, then " min-rounds "-"
+                   max-rounds " rounds, each variant a batch of runs of at least " (.toMillis batch) " ms per round,"
+                   " interleaved (the median round is reported); context kept in " (Context/implementation))
     (check-mdc-mirror!)
-    (doseq [[_ env f] variants, _ (range warmups)]
-      (measure env f n))
-    (doseq [round (range rounds)
-            [name env f] (shuffle variants)]
-      (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))
-            ms (try (measure env f n)
-                    (finally (swap! samplers update name (fnil conj []) (.stop sampler))))]
-        (swap! times update name (fnil conj []) ms)
-        (lab/progress! ctx "round " (inc round) ": " name " " (format "%.1f ms" ms))))
+    (doseq [[_ env f] variants]
+      (in-env env #(Iterations/warmUp warmup (fn [] (f n)))))
+    (let [figures (fn [name] (or (@times name) []))
+          ratios (fn [a b] (reify java.util.function.Supplier
+                             (get [_] (vec (map / (figures a) (figures b))))))
+          ^Rounds rounds (-> (.rounds ^ScenarioContext ctx min-rounds max-rounds)
+                             (.reserve (Duration/ofSeconds 2))
+                             (.watch Goal/AT_MOST 1.10 ^java.util.function.Supplier (ratios "weft-context" "explicit-arg"))
+                             (.watch Goal/AT_LEAST 5.0 ^java.util.function.Supplier (ratios "dynamic-var" "weft-context"))
+                             (.watch Goal/AT_MOST 1.10 ^java.util.function.Supplier (ratios "weft-context-mdc" "weft-context")))]
+      (while (.another rounds)
+        (doseq [[name env f] (shuffle variants)]
+          (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))
+                ms (try (System/gc)
+                        (with-open [_ (.measuring ^ScenarioContext ctx name)]
+                          (measure env f n batch))
+                        (finally (swap! samplers update name (fnil conj []) (.stop sampler))))]
+            (swap! times update name (fnil conj []) ms)
+            (lab/progress! ctx "round " (.count rounds) ": " name " " (format "%.1f ms" ms))))))
     ;; The median run is the figure, as everywhere in the lab: the article published criterium
     ;; means, and a fastest-of-N beside a mean flatters the comparison. The interleaving gives
     ;; every variant the same share of a noisy machine. The fastest run is kept as an extra.
@@ -228,13 +247,14 @@
                         :direction :at-least :target 5.0})
         (lab/note! ctx (format (str "weft-context: %.3fx explicit-arg by the median of %d per-round ratios (ratio of the"
                                     " medians: %.3fx); %.3f us per task over explicit-arg; dynamic-var / weft-context %.2fx")
-                               weft-vs-arg rounds (/ (ms "weft-context") floor) (per-task-us "weft-context") dyn-vs-weft))
+                               weft-vs-arg (count (@times "explicit-arg")) (/ (ms "weft-context") floor)
+                               (per-task-us "weft-context") dyn-vs-weft))
         (lab/goal! ctx {:name "weft-context-mdc within 1.10x of weft-context (its time / weft-context's, per round)"
                         :numerators (@times "weft-context-mdc") :denominators (@times "weft-context")
                         :direction :at-most :target 1.10})
         (lab/note! ctx (format (str "weft-context-mdc: %.3fx weft-context by the median of %d per-round ratios;"
                                     " %.1f ns per task for mirroring a request id into the MDC (%s)")
-                               (paired-ratio @times "weft-context-mdc" "weft-context") rounds
+                               (paired-ratio @times "weft-context-mdc" "weft-context") (count (@times "explicit-arg"))
                                (* 1000.0 (- (per-task-us "weft-context-mdc") (per-task-us "weft-context")))
                                (.getName (class (MDC/getMDCAdapter)))))
         (if sv

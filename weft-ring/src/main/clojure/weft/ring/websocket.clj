@@ -28,7 +28,7 @@
 
   Limits (options of `weft.ring/run-server`): `:websocket-max-message-bytes` (a larger
   message closes the socket with 1009) and `:websocket-idle-timeout`. `(weft.ring/stats
-  server)` counts open sockets as `:websockets`; `stop-server` closes them with 1001."
+  server)` counts open sockets as `:websockets`; `stop-server!` closes them with 1001."
   (:refer-clojure :exclude [send])
   (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
             [clojure.string :as str])

@@ -1,5 +1,5 @@
 (ns weft.ring.drain-test
-  "Graceful shutdown: stop-server stops accepting at once, lets every request in flight
+  "Graceful shutdown: stop-server! stops accepting at once, lets every request in flight
   finish, and only then closes; what cannot finish in time is cut off and reported."
   (:require [clojure.test :refer [deftest is testing]]
             [weft.ring :as ring]
@@ -30,7 +30,7 @@
         (let [responses (mapv (fn [i] (.submit clients ^Callable #(http/http port "GET" (str "/" i)))) (range n))]
           (is (.await entered 120 TimeUnit/SECONDS) "all 1,000 requests are in their handlers")
           (is (= n (:in-flight (ring/stats s))))
-          (let [stopped (future (ring/stop-server s {:timeout-ms 120000}))]
+          (let [stopped (future (ring/stop-server! s {:timeout-ms 120000}))]
             (testing "stopping: new connections are refused at once"
               (await! #(refuses-connections? port)))
             ;; Stay slow past Jetty's shutdown idle timeout (1 s), which must not cut them off.
@@ -46,7 +46,7 @@
             (is (= {:in-flight 0 :waiting 0 :rejected 0 :abandoned 0 :lost 0 :websockets 0} (ring/stats s)))))
         (finally
           (.countDown gate)
-          (ring/stop-server s {:timeout-ms 0}))))))
+          (ring/stop-server! s {:timeout-ms 0}))))))
 
 (deftest requests-arriving-during-the-drain-are-turned-away
   (let [entered (CountDownLatch. 1)
@@ -66,7 +66,7 @@
         (is (= 200 (:status (http/read-response keep-alive))))
         (let [slow (.submit clients ^Callable #(http/http (:port s) "GET" "/slow"))]
           (is (.await entered 30 TimeUnit/SECONDS))
-          (let [stopped (future (ring/stop-server s {:timeout-ms 60000}))]
+          (let [stopped (future (ring/stop-server! s {:timeout-ms 60000}))]
             (await! #(refuses-connections? (:port s)))
             (http/send! keep-alive (http/request-text "GET" "/late"))
             (let [late (http/read-response keep-alive)]
@@ -79,7 +79,7 @@
             (is (= 2 @calls) "the late request never reached the handler")))
         (finally
           (.countDown gate)
-          (ring/stop-server s {:timeout-ms 0}))))))
+          (ring/stop-server! s {:timeout-ms 0}))))))
 
 (defn- live-platform-threads []
   (set (filter #(.isAlive ^Thread %) (keys (Thread/getAllStackTraces)))))
@@ -90,7 +90,7 @@
     (dotimes [i 50] (http/http (:port s) "GET" (str "/" i)))
     (is (some #(.startsWith (.getName ^Thread %) "weft-ring-jetty") (live-platform-threads))
         "Jetty's own platform threads are named after weft-ring")
-    (is (true? (ring/stop-server s)))
+    (is (true? (ring/stop-server! s)))
     (await! #(empty? (remove before (live-platform-threads))))
     (is (empty? (remove before (live-platform-threads))) "every thread the server started has ended")))
 
@@ -109,11 +109,11 @@
     (with-open [client (http/connect (:port s))]
       (http/send! client (http/request-text "GET" "/stuck"))
       (is (.await entered 30 TimeUnit/SECONDS))
-      (is (false? (ring/stop-server s {:timeout-ms 200})) "false: a request was still in flight")
+      (is (false? (ring/stop-server! s {:timeout-ms 200})) "false: a request was still in flight")
       (is (true? (deref interrupted 30000 false)) "its handler thread was interrupted, not leaked")
       (is (= 1 (:abandoned (ring/stats s))))
       (is (nil? (try (http/read-response client) (catch java.io.IOException _ nil))) "its connection was closed")
-      (is (false? (ring/stop-server s)) "stopping again tells the same"))))
+      (is (false? (ring/stop-server! s)) "stopping again tells the same"))))
 
 (defn- set-idle-timeouts!
   "Sets the idle timeout of every connection open on `server` now."
@@ -145,14 +145,14 @@
             (is (.await entered 120 TimeUnit/SECONDS) "all requests are in their handlers")
             (set-idle-timeouts! s 500)
             (.countDown go)
-            (is (true? (ring/stop-server s {:timeout 60000})) (str "round " round ": a clean drain"))
+            (is (true? (ring/stop-server! s {:timeout 60000})) (str "round " round ": a clean drain"))
             (let [results (mapv #(.get ^Future % 60 TimeUnit/SECONDS) responses)]
               (is (= (repeat n 200) (map :status results)) (str "round " round ": every client got its 200"))
               (is (= (map #(str "done /" %) (range n)) (map :body results))))
             (is (= {:in-flight 0 :abandoned 0 :lost 0} (select-keys (ring/stats s) [:in-flight :abandoned :lost]))))
           (finally
             (.countDown go)
-            (ring/stop-server s {:timeout 0})))))))
+            (ring/stop-server! s {:timeout 0})))))))
 
 (deftest a-handler-slower-than-the-idle-timeout-is-not-cut-off
   ;; Jetty's idle timeout counts from the connection's last I/O, so while a handler slower than
@@ -187,7 +187,7 @@
           (is (= (repeat n (repeat 2 "slow but fine")) (map #(.get ^Future % 60 TimeUnit/SECONDS) results))
               "every response arrives on its kept-alive connection")
           (is (zero? (:lost (ring/stats s))) "none was lost"))
-        (finally (ring/stop-server s {:timeout 10000}))))))
+        (finally (ring/stop-server! s {:timeout 10000}))))))
 
 (defn- connection
   "The only connection open on `server`'s plain connector."
@@ -229,7 +229,7 @@
           (Thread/sleep 2100)
           (await! #(http/closed? client)))
         (is (zero? (:lost (ring/stats s)))))
-      (finally (ring/stop-server s {:timeout 10000})))))
+      (finally (ring/stop-server! s {:timeout 10000})))))
 
 (defn- streaming-handler
   "Answers with a streamed body: one chunk, then (once `go` is delivered) 64 MiB more, which
@@ -258,7 +258,7 @@
         (is (= 1 (:lost (ring/stats s))) "the failed write counts as lost, not as responded")
         (is (= 1 (count (lines-containing log "the response was lost"))) "and is logged once")
         (is (= 1 (count (lines-containing log "WARN"))) "at WARN"))
-      (finally (ring/stop-server s {:timeout-ms 0})))))
+      (finally (ring/stop-server! s {:timeout-ms 0})))))
 
 (deftest a-response-lost-during-the-drain-makes-the-stop-report-it
   (let [go (promise)
@@ -266,7 +266,7 @@
     (with-open [client (http/connect (:port s))]
       (http/send! client (http/request-text "GET" "/stream"))
       (is (= 200 (:status (http/read-head client))))
-      (let [stopped (future (ring/stop-server s {:timeout-ms 30000}))]
+      (let [stopped (future (ring/stop-server! s {:timeout-ms 30000}))]
         (await! #(refuses-connections? (:port s)))
         (.setSoLinger client true 0)
         (.close client)

@@ -1,6 +1,8 @@
 (ns weft.ring.test-support
   "Servers and log capture for weft.ring's tests."
-  (:require [clojure.string :as str]
+  (:require [clojure.java.io :as io]
+            [clojure.java.shell :as sh]
+            [clojure.string :as str]
             [weft.ring :as ring])
   (:import (java.io ByteArrayOutputStream PrintStream)
            (java.nio.charset StandardCharsets)))
@@ -15,7 +17,7 @@
      (try
        ~@body
        (finally
-         (ring/stop-server ~sym {:timeout-ms 10000})))))
+         (ring/stop-server! ~sym {:timeout-ms 10000})))))
 
 (def ^:private err-lock (Object.))
 
@@ -57,3 +59,22 @@
   "The lines of `text` that contain `part`."
   [text part]
   (filter #(str/includes? % part) (str/split-lines text)))
+
+(def password
+  "The password of the key stores `make-keystore!` writes."
+  "changeit")
+
+(defn- keytool [& args]
+  (let [bin (str (System/getProperty "java.home") "/bin/keytool")
+        r (apply sh/sh bin args)]
+    (when-not (zero? (:exit r))
+      (throw (ex-info (str "keytool failed: " (:err r) (:out r)) {:args args})))
+    r))
+
+(defn make-keystore!
+  "A PKCS12 key store at `file` with a new self-signed certificate for CN=`cn` (localhost and 127.0.0.1)."
+  [file cn]
+  (io/delete-file file true)
+  (keytool "-genkeypair" "-alias" "server" "-keyalg" "EC" "-groupname" "secp256r1" "-validity" "2"
+           "-dname" (str "CN=" cn) "-ext" "SAN=dns:localhost,ip:127.0.0.1"
+           "-keystore" (str file) "-storetype" "PKCS12" "-storepass" password "-keypass" password))

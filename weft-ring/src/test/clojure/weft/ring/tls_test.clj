@@ -5,7 +5,8 @@
             [clojure.java.shell :as sh]
             [clojure.string :as str]
             [clojure.test :refer [deftest is testing]]
-            [weft.ring :as ring])
+            [weft.ring :as ring]
+            [weft.ring.test-support :refer [make-keystore! password]])
   (:import (java.io FileInputStream)
            (java.nio.file Files)
            (java.nio.file.attribute FileAttribute)
@@ -17,23 +18,6 @@
            (javax.net.ssl SSLContext SSLSocket TrustManagerFactory)))
 
 (set! *warn-on-reflection* true)
-
-(def ^:private password "changeit")
-
-(defn- keytool [& args]
-  (let [bin (str (System/getProperty "java.home") "/bin/keytool")
-        r (apply sh/sh bin args)]
-    (when-not (zero? (:exit r))
-      (throw (ex-info (str "keytool failed: " (:err r) (:out r)) {:args args})))
-    r))
-
-(defn- make-keystore!
-  "A PKCS12 key store at `file` with a new self-signed certificate for CN=`cn` (localhost and 127.0.0.1)."
-  [file cn]
-  (io/delete-file file true)
-  (keytool "-genkeypair" "-alias" "server" "-keyalg" "EC" "-groupname" "secp256r1" "-validity" "2"
-           "-dname" (str "CN=" cn) "-ext" "SAN=dns:localhost,ip:127.0.0.1"
-           "-keystore" (str file) "-storetype" "PKCS12" "-storepass" password "-keypass" password))
 
 (defn- pem-files!
   "Writes the key store's certificate and private key as PEM files; returns [cert key]."
@@ -72,7 +56,7 @@
       (testing "TLS 1.1 and older are refused"
         (is (not (zero? (:exit (curl "-k" "--tlsv1.1" "--tls-max" "1.1" (str "https://127.0.0.1:" (:ssl-port s) "/")))))))
       (is (= "HTTP/1.1 https" (:out (curl "-k" "--tlsv1.2" "--tls-max" "1.2" (str "https://127.0.0.1:" (:ssl-port s) "/")))))
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))
 
 (deftest tls-with-pem-files-and-http2
   (let [dir (temp-dir)
@@ -90,14 +74,14 @@
           "h2c with prior knowledge")
       (is (= "HTTP/2 http" (:out (curl "--http2" (str "http://127.0.0.1:" (:port s) "/"))))
           "h2c by Upgrade")
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))
 
 (deftest http2-is-off-by-default
   (let [s (ring/run-server protocol-handler {:port 0 :host "127.0.0.1"})]
     (try
       (is (= "HTTP/1.1 http" (:out (curl "--http2" (str "http://127.0.0.1:" (:port s) "/"))))
           "an Upgrade: h2c is ignored")
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))
 
 (defn- trusting ^SSLContext [files]
   (let [ts (doto (KeyStore/getInstance "PKCS12") (.load nil nil))]
@@ -160,4 +144,4 @@
         (spit live "not a key store")
         (is (thrown? Exception (ring/reload-ssl! s)))
         (is (= "renewed" (served-cn ctx port))))
-      (finally (ring/stop-server s)))))
+      (finally (ring/stop-server! s)))))

@@ -117,7 +117,7 @@
                 "every socket got its 20 messages back, in order"))
           (doseq [c clients] (ws/close! c 1000 ""))
           (await! #(zero? (:websockets (ring/stats s))) 60000)))
-      (finally (ring/stop-server s {:timeout-ms 10000})))))
+      (finally (ring/stop-server! s {:timeout-ms 10000})))))
 
 (deftest a-slow-reader-holds-the-sender-back-instead-of-filling-memory
   (let [sent (AtomicInteger.)
@@ -144,11 +144,11 @@
         (await! #(> (.get sent) 100) 30000)
         (is (> (.get sent) 100) "once the client reads, the sender goes on")
         (ws/close! c 1000 ""))
-      (finally (ring/stop-server s {:timeout-ms 10000})))))
+      (finally (ring/stop-server! s {:timeout-ms 10000})))))
 
 (deftest stopping-the-server-closes-its-sockets
   (let [s (ring/run-server (echo-handler (atom [])) {:port 0 :host "127.0.0.1"})
         c (ws/connect (:port s) "/")]
     (is (= "hello" (ws/take! c)))
-    (is (true? (ring/stop-server s {:timeout-ms 10000})))
+    (is (true? (ring/stop-server! s {:timeout-ms 10000})))
     (is (= 1001 (first (deref (:closed c) 10000 :hung))))))

@@ -297,7 +297,7 @@
   (let [c (.getClassName e)]
     (not (or (.startsWith c "java.") (.startsWith c "jdk.") (.startsWith c "sun.")
              (.startsWith c "clojure.lang.") (.startsWith c "clojure.core$") (.startsWith c "clojure.core.async")
-             (.startsWith c "weft.async$") (.startsWith c "weft.async.impl.") (.startsWith c "weft.core$")
+             (.startsWith c "weft.async$") (.startsWith c "weft.async.impl.") (.startsWith c "weft.thread$") (.startsWith c "weft.core$")
              (.startsWith c "dev.weft.")))))
 
 (defn parked-at-least

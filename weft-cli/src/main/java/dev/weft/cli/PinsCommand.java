@@ -7,9 +7,9 @@ import dev.weft.pin.PinAggregator;
 import dev.weft.pin.PinEvent;
 import dev.weft.pin.PinReport;
 import dev.weft.thread.Durations;
-import dev.weft.thread.SchedulerSampler;
-import dev.weft.thread.SchedulerSamples;
-import dev.weft.thread.SchedulerSnapshot;
+import dev.weft.scheduler.SchedulerSampler;
+import dev.weft.scheduler.SchedulerSamples;
+import dev.weft.scheduler.SchedulerSnapshot;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -17,15 +17,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import jdk.jfr.consumer.RecordingFile;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -46,7 +43,7 @@ import picocli.CommandLine.Spec;
  * (decision 0205).
  */
 @Command(name = "pins", sortOptions = false,
-        customSynopsis = "weft pins <pid> [--for DURATION] [--json]",
+        customSynopsis = "weft pins <pid> [--for DURATION] [--depth N] [--json]",
         description = "Records pinned virtual threads in a running JVM (JFR through diagnostic commands, threshold 0) for a while, then"
                 + " prints them aggregated by site, with the JVM's scheduler health.",
         exitCodeListHeading = "%nExit status:%n",
@@ -55,8 +52,8 @@ import picocli.CommandLine.Spec;
 final class PinsCommand implements Callable<Integer> {
 
     private static final Duration MAX_FOR = Duration.ofDays(1);
+    private static final int MAX_DEPTH = 2048;
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-    private static final Pattern SIMPLE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
     @Spec
     CommandLine.Model.CommandSpec spec;
@@ -67,6 +64,11 @@ final class PinsCommand implements Callable<Integer> {
     @Option(names = "--for", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "How long to record: e.g. 500ms, 30s, 5m, 1h or PT30S (default 10s).")
     Duration duration = Duration.ofSeconds(10);
+
+    @Option(names = "--depth", paramLabel = "N",
+            description = "Frames shown per pin site, method-handle plumbing not counted (default: 12, or as many as it"
+                    + " takes to reach the application's frame that called into native code).")
+    Integer depth;
 
     @Option(names = "--json", description = "Print the report as JSON instead of text.")
     boolean json;
@@ -80,6 +82,10 @@ final class PinsCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--for must be more than 0 and at most 24h; got " + duration);
         }
+        if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--depth must be 1 to " + MAX_DEPTH + " frames (JFR records at most 64 by default); got " + depth);
+        }
         PrintWriter err = spec.commandLine().getErr();
         Target target;
         try {
@@ -92,7 +98,7 @@ final class PinsCommand implements Callable<Integer> {
             err.printf(Locale.ROOT, "weft pins: recording pinned virtual threads in JVM %d (%s, Java %s) for %s ...%n",
                     pid, target.name, target.javaVersion, Durations.human(duration));
             err.flush();
-            PinReport report = target.record(duration);
+            PinReport report = target.record(duration, depth);
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
                 Map<String, Object> m = new LinkedHashMap<>();
@@ -208,7 +214,8 @@ final class PinsCommand implements Callable<Integer> {
          * Records for {@code duration}; the recording is stopped in the target however this ends
          * (an exception, an interrupt, or Ctrl-C through a shutdown hook).
          */
-        PinReport record(Duration duration) throws CannotRecord, InterruptedException, IOException {
+        /** Records for {@code duration}; sites have {@code depth} frames, or as many as reach a native call's caller when null. */
+        PinReport record(Duration duration, Integer depth) throws CannotRecord, InterruptedException, IOException {
             String recording = "weft-pins-" + ProcessHandle.current().pid() + "-" + System.nanoTime();
             Path dir = Files.createTempDirectory("weft-pins-");
             Path settings = Files.writeString(dir.resolve("weft-pins.jfc"), SETTINGS);
@@ -240,7 +247,7 @@ final class PinsCommand implements Callable<Integer> {
                     throw new CannotRecord("JVM " + pid + " did not write its recording to " + file
                             + " (it must run as the same user as weft): " + dumped.strip(), null);
                 }
-                return aggregate(file, from, to, samples);
+                return aggregate(file, from, to, samples, depth);
             } finally {
                 cleanUp.run();
                 try {
@@ -290,8 +297,10 @@ final class PinsCommand implements Callable<Integer> {
             }
         }
 
-        private static PinReport aggregate(Path file, Instant from, Instant to, SchedulerSamples samples) throws IOException {
-            PinAggregator sites = new PinAggregator(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.DEFAULT_MAX_SITES);
+        private static PinReport aggregate(Path file, Instant from, Instant to, SchedulerSamples samples, Integer depth)
+                throws IOException {
+            PinAggregator sites = depth == null ? PinAggregator.reachingCallers(PinAggregator.DEFAULT_MAX_SITES)
+                    : new PinAggregator(depth, PinAggregator.DEFAULT_MAX_SITES);
             try (RecordingFile in = new RecordingFile(file)) {
                 sites.addAll(in, e -> true);   // the recording is this command's own: everything in it counts
             }
@@ -388,23 +397,10 @@ final class PinsCommand implements Callable<Integer> {
     static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
         @Override
         public Duration convert(String value) {
-            String v = value.strip().toLowerCase(Locale.ROOT);
-            Matcher m = SIMPLE.matcher(v);
-            if (m.matches()) {
-                double n = Double.parseDouble(m.group(1));
-                double millis = switch (m.group(2)) {
-                    case "ms" -> n;
-                    case "s" -> n * 1_000;
-                    case "m" -> n * 60_000;
-                    default -> n * 3_600_000;
-                };
-                return Duration.ofMillis(Math.round(millis));
-            }
             try {
-                return Duration.parse(value.strip().toUpperCase(Locale.ROOT));
-            } catch (DateTimeParseException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration; write e.g. 500ms, 30s,"
-                        + " 5m, 1h or PT30S");
+                return Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
             }
         }
     }

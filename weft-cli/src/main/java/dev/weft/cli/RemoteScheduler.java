@@ -1,6 +1,6 @@
 package dev.weft.cli;
 
-import dev.weft.thread.SchedulerSnapshot;
+import dev.weft.scheduler.SchedulerSnapshot;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.regex.Matcher;

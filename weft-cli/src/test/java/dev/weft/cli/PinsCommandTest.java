@@ -228,12 +228,24 @@ class PinsCommandTest {
     @Test
     void badArgumentsExitTwoWithTheUsage() {
         assertEquals(2, run("pins", "java"));
-        assertTrue(err().contains("usage: ./weft pins <pid> [--for DURATION] [--json]"), err());
+        assertTrue(err().contains("pins <pid> [--for DURATION] [--depth N] [--json]"), err());
         assertEquals(2, run("pins", "1", "--for", "soon"));
         assertTrue(err().contains("'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S"), err());
         assertEquals(2, run("pins", "1", "--for", "0s"));
         assertTrue(err().contains("--for must be more than 0"), err());
         assertEquals(2, run("pins"));
+        assertEquals(2, run("pins", "1", "--depth", "0"));
+        assertTrue(err().contains("--depth must be 1 to 2048 frames"), err());
+    }
+
+    @Test
+    void depthSetsTheFramesShownPerSite() throws Exception {
+        assertEquals(0, run("pins", Long.toString(pid), "--for", "1s", "--depth", "2", "--json"), err());
+        JsonNode sites = new ObjectMapper().readTree(out()).get("sites");
+        assertTrue(sites.size() >= 1, out());
+        for (JsonNode site : sites) {
+            assertEquals(2, site.get("frames").size(), site.toString());
+        }
     }
 
     @Test

@@ -1,65 +1,18 @@
 package dev.weft.jfr;
 
-import java.time.Duration;
-import jdk.jfr.Category;
-import jdk.jfr.Description;
-import jdk.jfr.Enabled;
-import jdk.jfr.Event;
-import jdk.jfr.Label;
-import jdk.jfr.Name;
-import jdk.jfr.Timespan;
-
 /**
- * A {@code dev.weft.limit.Limiter} turned a caller away (the caller got a
- * {@code LimitExceededException}): an instant event with the rejected caller's stack, in its
- * thread. Off unless a recording enables {@value #NAME}.
+ * The name of the limiter-rejection event, where it was before the event moved beside the limiter.
+ *
+ * @deprecated the event is {@link dev.weft.limit.LimiterRejectionEvent} now, its recorded name
+ *             ({@value #NAME}) unchanged; use that class's {@code NAME}. Removed in the next
+ *             release
  */
-@Name(LimiterRejectionEvent.NAME)
-@Label("Limiter Rejection")
-@Category("weft")
-@Description("A weft Limiter turned a caller away: no permit free and no room to wait, or the wait ran out")
-@Enabled(false)
-public final class LimiterRejectionEvent extends Event {
+@Deprecated(since = "0.1.0")
+public final class LimiterRejectionEvent {
 
-    /** The event's name in recordings. */
-    public static final String NAME = "dev.weft.LimiterRejection";
+    /** The event's name in recordings: {@link dev.weft.limit.LimiterRejectionEvent#NAME}. */
+    public static final String NAME = dev.weft.limit.LimiterRejectionEvent.NAME;
 
-    @Label("Limiter")
-    String limiter;
-
-    @Label("Permits")
-    @Description("The most callers in at once")
-    int permits;
-
-    @Label("Max Waiting")
-    @Description("The most callers allowed to wait")
-    int maxWaiting;
-
-    @Label("Waited")
-    @Description("The wait that ran out (the limiter's maxWait); 0 when there was no room to wait")
-    @Timespan(Timespan.NANOSECONDS)
-    long waited;
-
-    LimiterRejectionEvent() {
-    }
-
-    /**
-     * Commits a rejection when a recording has {@value #NAME} enabled.
-     *
-     * @param limiter    the limiter's name
-     * @param permits    its permits
-     * @param maxWaiting its room to wait
-     * @param waited     the wait that ran out (the limiter's maxWait), or null when the caller was
-     *                   turned away at once
-     */
-    public static void emit(String limiter, int permits, int maxWaiting, Duration waited) {
-        LimiterRejectionEvent e = new LimiterRejectionEvent();
-        if (e.shouldCommit()) {
-            e.limiter = limiter;
-            e.permits = permits;
-            e.maxWaiting = maxWaiting;
-            e.waited = waited == null ? 0 : waited.toNanos();
-            e.commit();
-        }
+    private LimiterRejectionEvent() {
     }
 }

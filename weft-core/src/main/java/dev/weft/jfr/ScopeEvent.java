@@ -1,110 +1,18 @@
 package dev.weft.jfr;
 
-import java.util.concurrent.Callable;
-import java.util.concurrent.TimeoutException;
-import jdk.jfr.Category;
-import jdk.jfr.Description;
-import jdk.jfr.Enabled;
-import jdk.jfr.Event;
-import jdk.jfr.Label;
-import jdk.jfr.Name;
-import jdk.jfr.StackTrace;
-
 /**
- * A weft scope ({@code dev.weft.scope.Scope}) from open to close: a duration event committed when
- * the scope closes, in the owner thread. Off unless a recording enables {@value #NAME}.
- * {@code Scope} begins one with {@link #opened()}, notes each join with {@link #joined} and ends it
- * with {@link #closed}.
+ * The name of the scope event, where it was before the event moved beside the scope.
+ *
+ * @deprecated the event is {@link dev.weft.scope.ScopeEvent} now, its recorded name
+ *             ({@value #NAME}) unchanged; use that class's {@code NAME}. Removed in the next
+ *             release
  */
-@Name(ScopeEvent.NAME)
-@Label("Scope")
-@Category("weft")
-@Description("A weft structured scope from open to close: its policy, forks and outcome")
-@Enabled(false)
-@StackTrace(false)
-public final class ScopeEvent extends Event {
+@Deprecated(since = "0.1.0")
+public final class ScopeEvent {
 
-    /** The event's name in recordings. */
-    public static final String NAME = "dev.weft.Scope";
+    /** The event's name in recordings: {@link dev.weft.scope.ScopeEvent#NAME}. */
+    public static final String NAME = dev.weft.scope.ScopeEvent.NAME;
 
-    @Label("Name")
-    @Description("The scope's name (its threads are weft-<name>-<n>)")
-    String name;
-
-    @Label("Policy")
-    @Description("The policy that decides the outcome")
-    String policy;
-
-    @Label("Forks")
-    @Description("Subtasks forked in the scope")
-    long forks;
-
-    @Label("Outcome")
-    @Description("succeeded, timed out, failed: <exception class> (the last join's), cancelled, not joined or closed without a join")
-    String outcome;
-
-    ScopeEvent() {
-    }
-
-    /**
-     * An event begun now when a recording has {@value #NAME} enabled, else null: a scope nobody
-     * records costs this one check (the unused event does not escape and is not allocated).
-     */
-    public static ScopeEvent opened() {
-        ScopeEvent e = new ScopeEvent();
-        if (!e.isEnabled()) {
-            return null;
-        }
-        e.begin();
-        return e;
-    }
-
-    /**
-     * Calls {@code join} (the scope's own join) and, when {@code event} is recorded, notes its
-     * outcome: {@code succeeded}, {@code timed out}, or {@code failed: <exception class>}.
-     */
-    public static Object joined(ScopeEvent event, Callable<Object> join) throws Exception {
-        if (event == null) {
-            return join.call();
-        }
-        try {
-            Object result = join.call();
-            event.outcome = "succeeded";
-            return result;
-        } catch (TimeoutException e) {
-            event.outcome = "timed out";
-            throw e;
-        } catch (Exception e) {
-            event.outcome = "failed: " + e.getClass().getName();
-            throw e;
-        }
-    }
-
-    /**
-     * Ends and commits {@code event} (null: not recorded, nothing to do), with the outcome of the
-     * last join, or {@code not joined} when subtasks forked after it were cancelled by the close,
-     * or {@code cancelled} when the scope was cancelled and never joined.
-     *
-     * @param event     what {@link #opened()} returned
-     * @param name      the scope's name
-     * @param policy    its policy (or its own joiner), as {@code toString}
-     * @param forks     subtasks forked
-     * @param unjoined  subtasks were forked after the last join
-     * @param cancelled the scope was cancelled
-     */
-    public static void closed(ScopeEvent event, String name, Object policy, long forks, boolean unjoined,
-            boolean cancelled) {
-        if (event == null) {
-            return;
-        }
-        event.end();
-        if (event.shouldCommit()) {
-            event.name = name;
-            event.policy = String.valueOf(policy);
-            event.forks = forks;
-            event.outcome = unjoined ? "not joined" : event.outcome != null ? event.outcome
-                    : cancelled ? "cancelled" : "closed without a join";
-            event.commit();
-        }
+    private ScopeEvent() {
     }
 }

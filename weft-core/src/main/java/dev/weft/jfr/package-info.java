@@ -6,13 +6,14 @@
  * emitted.
  *
  * <ul>
- *   <li>{@value dev.weft.jfr.ScopeEvent#NAME}: a scope from open to close, with its name, policy,
- *       forks and outcome;</li>
- *   <li>{@value dev.weft.jfr.LimiterRejectionEvent#NAME}: a {@code Limiter} turned a caller away.</li>
+ *   <li>{@value dev.weft.scope.ScopeEvent#NAME}: a scope from open to close, with its name, joiner,
+ *       forks and outcome ({@link dev.weft.scope.ScopeEvent}, beside the scope);</li>
+ *   <li>{@value dev.weft.limit.LimiterRejectionEvent#NAME}: a {@code Limiter} turned a caller away
+ *       ({@link dev.weft.limit.LimiterRejectionEvent}, beside the limiter);</li>
+ *   <li>{@value dev.weft.jfr.PipelineStopEvent#NAME}: a weft.async pipeline stopped, and why
+ *       ({@code dev.weft.async.PipelineStopEvent}, beside the pipeline in weft-async);</li>
+ *   <li>{@code dev.weft.AsyncStraggler}: a core.async task on weft's executor factory parked in a
+ *       channel operation too long ({@code dev.weft.async.StragglerEvent}, weft-async).</li>
  * </ul>
- *
- * <p>weft-async defines its own beside the code that commits them: {@code dev.weft.PipelineStop}
- * ({@code dev.weft.async.PipelineStopEvent}) and {@code dev.weft.AsyncStraggler}
- * ({@code dev.weft.async.StragglerEvent}).
  */
 package dev.weft.jfr;

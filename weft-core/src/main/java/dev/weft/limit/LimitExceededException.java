@@ -22,7 +22,7 @@ public final class LimitExceededException extends RejectedExecutionException {
         this.limiter = limiter;
         this.timedOut = waited != null;
         // Made only where a Limiter turns a caller away: the one place every rejection passes.
-        dev.weft.jfr.LimiterRejectionEvent.emit(limiter, permits, maxWaiting, waited);
+        LimiterRejectionEvent.emit(limiter, permits, maxWaiting, waited);
     }
 
     /** The name of the limiter that rejected. */

@@ -1,5 +1,6 @@
 package dev.weft.scope;
 
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.concurrent.TimeoutException;
 
@@ -8,10 +9,12 @@ import java.util.concurrent.TimeoutException;
  * and what {@link Scope#join()} returns or throws. The shape of the JDK's
  * {@code StructuredTaskScope.Joiner} (JDK 25/26), so that moving to it later is mechanical.
  *
- * <p>One joiner serves one scope: give a new one to each {@link Scope.Builder#joiner}, or
- * pick a {@link Scope.Policy}, which makes a new joiner for every scope it opens. The three
- * policies are {@link #allSucceed()}, {@link #firstSuccess()} and {@link #awaitAll()}; write
- * your own for another outcome (the first k results, whatever completed by a deadline, ...).
+ * <p>One joiner serves one scope: give a new one to each {@link Scope#open(Joiner)} or
+ * {@link Scope.Builder#joiner}. weft's own, with the JDK's names: {@link #awaitAllSuccessfulOrThrow()}
+ * (the default), {@link #allSuccessfulOrThrow()}, {@link #anySuccessfulResultOrThrow()} and
+ * {@link #awaitAll()}; write your own for another outcome (the first k results, whatever
+ * completed by a deadline, ...). (The deprecated {@link Scope.Policy} constants make the first,
+ * a first-success joiner that returns null, and the last.)
  *
  * <p><b>Deciding.</b> {@link #onComplete} returning true <em>decides</em> the scope: it is
  * cancelled, and the subtasks still running are interrupted. A scope is decided once: when
@@ -88,29 +91,73 @@ public interface Joiner<R> {
     R result() throws Exception;
 
     /**
-     * Every subtask must succeed: the first failure decides the scope, and join throws that
-     * original exception with the failures of the siblings that failed on their own added as
-     * suppressed. Join returns null when every subtask succeeded.
+     * Every subtask must succeed, and join returns their results, in fork order: the first failure
+     * decides the scope (the others are cancelled) and join throws that original exception with
+     * the failures of the siblings that failed on their own added as suppressed. The JDK's
+     * {@code Joiner.allSuccessfulOrThrow()}, returning the results as a list.
+     *
+     * <pre>{@code
+     * Joiner<List<Page>> all = Joiner.allSuccessfulOrThrow();
+     * try (Scope scope = Scope.open(all)) {
+     *     urls.forEach(u -> scope.fork(() -> fetch(u)));
+     *     List<Page> pages = scope.join(all);
+     * }
+     * }</pre>
+     *
+     * @param <T> what the subtasks return
      */
-    static Joiner<Void> allSucceed() {
-        return new Joiners.AllSucceed();
+    static <T> Joiner<List<T>> allSuccessfulOrThrow() {
+        return new Joiners.AllSucceed<>(true, "allSuccessfulOrThrow");
     }
 
     /**
-     * The first subtask to succeed decides the scope (it is the one {@link Subtask.State#SUCCESS});
-     * the rest are cancelled. Join returns null once one succeeded, and throws the first failure
-     * (the others suppressed) when every subtask failed, or {@link NoSuchElementException} when no
-     * subtask was forked.
+     * Every subtask must succeed, and join returns null: the first failure decides the scope (the
+     * others are cancelled) and join throws that original exception with the failures of the
+     * siblings that failed on their own added as suppressed. The default of every scope
+     * ({@link Scope#open()}); the JDK's {@code Joiner.awaitAllSuccessfulOrThrow()}.
      */
-    static Joiner<Void> firstSuccess() {
-        return new Joiners.FirstSuccess();
+    static Joiner<Void> awaitAllSuccessfulOrThrow() {
+        return Joiners.allSucceedNoResults("awaitAllSuccessfulOrThrow");
+    }
+
+    /**
+     * The first subtask to succeed decides the scope (it is the one {@link Subtask.State#SUCCESS})
+     * and join returns its result; the rest are cancelled. Join throws the first failure (the
+     * others suppressed) when every subtask failed, or {@link NoSuchElementException} when no
+     * subtask was forked. The JDK's {@code Joiner.anySuccessfulResultOrThrow()}.
+     *
+     * @param <T> what the subtasks return
+     */
+    static <T> Joiner<T> anySuccessfulResultOrThrow() {
+        return new Joiners.FirstSuccess<>(true, "anySuccessfulResultOrThrow");
     }
 
     /**
      * Waits for every subtask whatever its outcome; join returns null and throws no subtask's
-     * exception: each {@link Subtask} has its own outcome.
+     * exception: each {@link Subtask} has its own outcome. The JDK's {@code Joiner.awaitAll()}.
      */
     static Joiner<Void> awaitAll() {
         return new Joiners.AwaitAll();
+    }
+
+    /**
+     * {@link #awaitAllSuccessfulOrThrow()} under its former name.
+     *
+     * @deprecated use {@link #awaitAllSuccessfulOrThrow()}, or {@link #allSuccessfulOrThrow()} for
+     *             the results; removed in the next release
+     */
+    @Deprecated(since = "0.1.0")
+    static Joiner<Void> allSucceed() {
+        return Joiners.allSucceedNoResults("allSucceed");
+    }
+
+    /**
+     * {@link #anySuccessfulResultOrThrow()}, with join returning null rather than the result.
+     *
+     * @deprecated use {@link #anySuccessfulResultOrThrow()}; removed in the next release
+     */
+    @Deprecated(since = "0.1.0")
+    static Joiner<Void> firstSuccess() {
+        return new Joiners.FirstSuccess<>(false, "firstSuccess");
     }
 }

@@ -1,10 +1,17 @@
 package dev.weft.scope;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
-/** The joiners of the three {@link Scope.Policy policies}; see the factories of {@link Joiner}. */
+/**
+ * weft's own joiners, made by the factories of {@link Joiner} (the JDK's names): all must succeed
+ * ({@link AllSucceed}, with or without the results), the first success wins
+ * ({@link FirstSuccess}, with or without its result), and await all ({@link AwaitAll}). The
+ * deprecated {@link Scope.Policy} constants make the ones without results.
+ */
 final class Joiners {
 
     private Joiners() {
@@ -14,14 +21,22 @@ final class Joiners {
      * A policy's joiner: it serves one scope, whose name its messages carry; opening a second
      * scope with it is an error.
      */
-    abstract static class Builtin implements Joiner<Void> {
+    abstract static class Builtin<R> implements Joiner<R> {
         private volatile Scope scope;
+        private final String factory;
+        private final String label;
+
+        /** {@code factory}: the Joiner method that makes it, for messages; {@code label}: its toString (JFR's "policy"). */
+        Builtin(String factory, String label) {
+            this.factory = factory;
+            this.label = label;
+        }
 
         /** Ties this joiner to {@code s}; called once, when {@code s} opens. */
         final void bind(Scope s) {
             if (scope != null) {
                 throw new IllegalStateException(this + " joiner already serves scope " + scope.name()
-                        + "; a joiner serves one scope: get a new one from Joiner." + factory() + "() for each scope");
+                        + "; a joiner serves one scope: get a new one from Joiner." + factory + "() for each scope");
             }
             scope = s;
         }
@@ -31,7 +46,26 @@ final class Joiners {
             return s == null ? "(unopened)" : s.name();
         }
 
-        abstract String factory();
+        @Override
+        public final String toString() {
+            return label;
+        }
+    }
+
+    /** All must succeed, join returning null: an AllSucceed whose List is never made. */
+    @SuppressWarnings("unchecked")   // result() returns null when it collects nothing: no List is ever seen as Void
+    static Joiner<Void> allSucceedNoResults(String factory) {
+        return (Joiner<Void>) (Joiner<?>) new AllSucceed<>(false, factory);
+    }
+
+    /** A new joiner of {@code policy}: its constants make the joiners that return null. */
+    @SuppressWarnings("deprecation")   // Scope.Policy: kept as an alias of the factories
+    static Joiner<Void> ofPolicy(Scope.Policy policy) {
+        return switch (policy) {
+            case ALL_SUCCEED -> allSucceedNoResults("awaitAllSuccessfulOrThrow");
+            case FIRST_SUCCESS -> new FirstSuccess<>(false, "anySuccessfulResultOrThrow");
+            case AWAIT_ALL -> new AwaitAll();
+        };
     }
 
     /** A failure and the subtask it came from (null after the scope was cancelled). */
@@ -55,8 +89,23 @@ final class Joiners {
         return new RuntimeException(first);
     }
 
-    static final class AllSucceed extends Builtin {
+    /** Every subtask must succeed; with {@code results}, join returns their results in fork order, else null. */
+    static final class AllSucceed<T> extends Builtin<List<T>> {
         private final Queue<Failure> failures = new ConcurrentLinkedQueue<>();
+        private final List<Subtask<?>> forked;   // owner only; null unless join returns the results
+
+        AllSucceed(boolean results, String factory) {
+            super(factory, results ? "ALL_SUCCESSFUL" : "ALL_SUCCEED");
+            this.forked = results ? new ArrayList<>() : null;
+        }
+
+        @Override
+        public boolean onFork(Subtask<?> subtask) {
+            if (forked != null) {
+                forked.add(subtask);
+            }
+            return false;
+        }
 
         @Override
         public boolean onComplete(Subtask<?> subtask) {
@@ -74,30 +123,35 @@ final class Joiners {
 
         /** Throws the failure that decided the scope (its subtask is the FAILED one), the others suppressed. */
         @Override
-        public Void result() throws Exception {
+        @SuppressWarnings("unchecked")   // the caller's T: what its tasks return
+        public List<T> result() throws Exception {
             for (Failure f : failures) {
                 if (f.subtask != null && f.subtask.state() == Subtask.State.FAILED) {
                     throw withSuppressed(f.failure, failures);
                 }
             }
-            return null;
-        }
-
-        @Override
-        String factory() {
-            return "allSucceed";
-        }
-
-        @Override
-        public String toString() {
-            return "ALL_SUCCEED";
+            if (forked == null) {
+                return null;
+            }
+            List<T> results = new ArrayList<>(forked.size());
+            for (Subtask<?> s : forked) {
+                results.add((T) s.get());
+            }
+            return results;
         }
     }
 
-    static final class FirstSuccess extends Builtin {
+    /** The first subtask to succeed wins; with {@code result}, join returns its result, else null. */
+    static final class FirstSuccess<T> extends Builtin<T> {
         private final Queue<Failure> failures = new ConcurrentLinkedQueue<>();
         private final Queue<Subtask<?>> successes = new ConcurrentLinkedQueue<>();
+        private final boolean returnsResult;
         private long forks;   // owner only
+
+        FirstSuccess(boolean result, String factory) {
+            super(factory, result ? "ANY_SUCCESSFUL" : "FIRST_SUCCESS");
+            this.returnsResult = result;
+        }
 
         @Override
         public boolean onFork(Subtask<?> subtask) {
@@ -117,10 +171,11 @@ final class Joiners {
         }
 
         @Override
-        public Void result() throws Exception {
+        @SuppressWarnings("unchecked")   // the caller's T: what its tasks return
+        public T result() throws Exception {
             for (Subtask<?> s : successes) {
                 if (s.state() == Subtask.State.SUCCESS) {
-                    return null;
+                    return returnsResult ? (T) s.get() : null;
                 }
             }
             Failure first = failures.peek();
@@ -133,32 +188,17 @@ final class Joiners {
             }
             return null;
         }
-
-        @Override
-        String factory() {
-            return "firstSuccess";
-        }
-
-        @Override
-        public String toString() {
-            return "FIRST_SUCCESS";
-        }
     }
 
-    static final class AwaitAll extends Builtin {
+    /** Waits for every subtask whatever its outcome; join returns null. */
+    static final class AwaitAll extends Builtin<Void> {
+        AwaitAll() {
+            super("awaitAll", "AWAIT_ALL");
+        }
+
         @Override
         public Void result() {
             return null;
-        }
-
-        @Override
-        String factory() {
-            return "awaitAll";
-        }
-
-        @Override
-        public String toString() {
-            return "AWAIT_ALL";
         }
     }
 }

@@ -13,7 +13,7 @@ import org.jetbrains.annotations.Blocking;
  * <p>A subtask is {@link State#RUNNING} until it completes. It is {@link State#SUCCESS} or
  * {@link State#FAILED} when it completed while the scope was still open for outcomes, and
  * {@link State#CANCELLED} when the scope was decided or cancelled first (a failure under
- * {@link Scope.Policy#ALL_SUCCEED}, a winner under {@link Scope.Policy#FIRST_SUCCESS}, a deadline,
+ * {@link Joiner#awaitAllSuccessfulOrThrow()}, a winner under {@link Joiner#anySuccessfulResultOrThrow()}, a deadline,
  * {@link Scope#cancel()}, an interrupted owner, or {@link Scope#close()}): the result of a
  * cancelled subtask is discarded, never handed out, even if its code returned one.
  *
@@ -147,7 +147,7 @@ public final class Subtask<T> implements Supplier<T> {
         try {
             // No scope outlives the thread that opened it: what the task left open closes now, and
             // the subtask fails with the report (or carries it, when it failed already).
-            IllegalStateException leftOpen = scope.closeLeftOpen("a subtask");
+            IllegalStateException leftOpen = scope.tree.closeLeftOpen("a subtask");
             if (leftOpen != null) {
                 if (failure == null) {
                     failure = leftOpen;

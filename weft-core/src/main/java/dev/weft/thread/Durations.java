@@ -1,7 +1,10 @@
 package dev.weft.thread;
 
 import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Durations as people read them, the same way in every weft report, log line and message:
@@ -10,7 +13,35 @@ import java.util.Locale;
  */
 public final class Durations {
 
+    private static final Pattern SIMPLE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
+
     private Durations() {
+    }
+
+    /**
+     * A duration as people write it on a command line or in an option string: {@code 500ms},
+     * {@code 30s}, {@code 1.5s}, {@code 5m}, {@code 1h}, or ISO-8601 ({@code PT30S}).
+     *
+     * @throws IllegalArgumentException naming the text and the forms accepted, if it is none of them
+     */
+    public static Duration parse(String text) {
+        String v = text.strip().toLowerCase(Locale.ROOT);
+        Matcher m = SIMPLE.matcher(v);
+        if (m.matches()) {
+            double n = Double.parseDouble(m.group(1));
+            double millis = switch (m.group(2)) {
+                case "ms" -> n;
+                case "s" -> n * 1_000;
+                case "m" -> n * 60_000;
+                default -> n * 3_600_000;
+            };
+            return Duration.ofMillis(Math.round(millis));
+        }
+        try {
+            return Duration.parse(text.strip().toUpperCase(Locale.ROOT));
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("'" + text + "' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S");
+        }
     }
 
     /**

@@ -260,4 +260,81 @@ class JoinerTest {
             assertTrue(e.getSuppressed()[0].getMessage().startsWith("scope left opened by a subtask of scope o"));
         }
     }
+
+    @Test
+    @Timeout(10)
+    void allSuccessfulOrThrowReturnsEveryResultInForkOrder() throws Exception {
+        Joiner<List<Integer>> all = Joiner.allSuccessfulOrThrow();
+        try (Scope scope = Scope.open(all)) {
+            CountDownLatch second = new CountDownLatch(1);
+            scope.fork(() -> {
+                second.await();   // completes last, listed first
+                return 1;
+            });
+            scope.fork(() -> {
+                second.countDown();
+                return 2;
+            });
+            scope.fork(() -> 3);
+            assertEquals(List.of(1, 2, 3), scope.join(all));
+            assertSame(all, scope.joiner());
+            assertEquals("ALL_SUCCESSFUL", all.toString());
+        }
+        Joiner<List<Integer>> failing = Joiner.allSuccessfulOrThrow();
+        try (Scope scope = Scope.open(failing)) {
+            scope.fork(() -> 1);
+            scope.fork(() -> {
+                throw new IllegalStateException("boom");
+            });
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> scope.join(failing));
+            assertEquals("boom", e.getMessage(), "the first failure itself, not a list");
+        }
+    }
+
+    @Test
+    @Timeout(10)
+    void anySuccessfulResultOrThrowReturnsTheWinnersResult() throws Exception {
+        Joiner<String> any = Joiner.anySuccessfulResultOrThrow();
+        try (Scope scope = Scope.builder().name("mirrors").joiner(any).open()) {
+            scope.fork(() -> {
+                throw new IllegalStateException("mirror 1 is down");
+            });
+            scope.fork(() -> "from mirror 2");
+            scope.fork(() -> {
+                Thread.sleep(60_000);   // cancelled once mirror 2 wins
+                return "from mirror 3";
+            });
+            assertEquals("from mirror 2", scope.join(any));
+        }
+        Joiner<String> none = Joiner.anySuccessfulResultOrThrow();
+        try (Scope scope = Scope.open(none)) {
+            scope.fork(() -> {
+                throw new IllegalStateException("down");
+            });
+            assertEquals("down", assertThrows(IllegalStateException.class, () -> scope.join(none)).getMessage());
+        }
+        Joiner<String> unforked = Joiner.anySuccessfulResultOrThrow();
+        try (Scope scope = Scope.open(unforked)) {
+            assertThrows(java.util.NoSuchElementException.class, () -> scope.join(unforked));
+        }
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void theDeprecatedPoliciesMakeTheJoinersOfTheirNewNames() throws Exception {
+        assertEquals("ALL_SUCCEED", Scope.Policy.ALL_SUCCEED.newJoiner().toString());
+        assertEquals("FIRST_SUCCESS", Scope.Policy.FIRST_SUCCESS.newJoiner().toString());
+        assertEquals("AWAIT_ALL", Scope.Policy.AWAIT_ALL.newJoiner().toString());
+        assertEquals("ALL_SUCCEED", Joiner.awaitAllSuccessfulOrThrow().toString(), "the default keeps its JFR name");
+        try (Scope scope = Scope.open(Scope.Policy.FIRST_SUCCESS)) {
+            scope.fork(() -> "x");
+            assertNull(scope.join(scope.joiner()), "a policy's first-success joiner returns null, as before");
+        }
+        Joiner<Void> used = Joiner.awaitAllSuccessfulOrThrow();
+        try (Scope scope = Scope.open(used)) {
+            scope.join();
+        }
+        IllegalStateException again = assertThrows(IllegalStateException.class, () -> Scope.open(used));
+        assertTrue(again.getMessage().contains("Joiner.awaitAllSuccessfulOrThrow()"), again.getMessage());
+    }
 }

@@ -5,15 +5,9 @@ import static dev.weft.testing.BlockingMarks.marked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.weft.limit.Limiter;
-import dev.weft.pin.PinCapture;
-import dev.weft.pin.PinCheck;
-import dev.weft.pin.PinMonitor;
-import dev.weft.pin.PinProbe;
-import dev.weft.pin.StarvationDetector;
 import dev.weft.pool.Pool;
 import dev.weft.scope.Scope;
 import dev.weft.scope.Subtask;
-import dev.weft.thread.SchedulerSampler;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -32,15 +26,6 @@ class BlockingMarksTest {
         assertEquals(Set.of("acquire()", "call(Callable)"), marked(Limiter.class, BLOCKING));
         // close waits up to closeTimeout for borrowed resources.
         assertEquals(Set.of("borrow()", "borrow(Duration)", "close()", "close(Duration)"), marked(Pool.class, BLOCKING));
-        // Each waits for JFR to deliver (report, stop, close) or to start (the builder's start).
-        assertEquals(Set.of("close()", "report()", "stop()", "sync(Duration)"), marked(PinMonitor.class, BLOCKING));
-        assertEquals(Set.of("start()"), marked(PinMonitor.Builder.class, BLOCKING));
-        assertEquals(Set.of("end()"), marked(PinCapture.class, BLOCKING));
-        assertEquals(Set.of("capture(Body, boolean)", "verify(Body, int, String, boolean, Function)"),
-                marked(PinCheck.class, BLOCKING));
-        assertEquals(Set.of("pin(Duration)", "pinVirtualThread(Duration)"), marked(PinProbe.class, BLOCKING));
-        assertEquals(Set.of("close()", "stop()"), marked(StarvationDetector.class, BLOCKING));
-        assertEquals(Set.of("stop()"), marked(SchedulerSampler.class, BLOCKING));
     }
 
     @Test

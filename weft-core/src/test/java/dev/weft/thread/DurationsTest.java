@@ -21,4 +21,15 @@ class DurationsTest {
         assertEquals("-20 ms", Durations.human(Duration.ofMillis(-20)));
         assertEquals(Long.MAX_VALUE / 60 + " min", Durations.human(Duration.ofSeconds(Long.MAX_VALUE)));
     }
+
+    @Test
+    void parseReadsWhatPeopleWrite() {
+        assertEquals(Duration.ofMillis(500), Durations.parse("500ms"));
+        assertEquals(Duration.ofMillis(1_500), Durations.parse(" 1.5 s "));
+        assertEquals(Duration.ofMinutes(5), Durations.parse("5m"));
+        assertEquals(Duration.ofHours(1), Durations.parse("1H"));
+        assertEquals(Duration.ofSeconds(30), Durations.parse("pt30s"));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Durations.parse("soon"));
+        assertEquals("'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S", e.getMessage());
+    }
 }

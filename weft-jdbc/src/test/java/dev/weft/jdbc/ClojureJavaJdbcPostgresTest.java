@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The Clojure side of weft-jdbc on a real PostgreSQL (database tier): org.clojure/java.jdbc over a
  * {@link WeftDataSource} through a {@code {:datasource ds}} db-spec, with weft.pool and
- * weft.core/vfuture. The Clojure code is the namespace {@code weft.jdbc.clojure-postgres}
+ * weft.thread/vfuture. The Clojure code is the namespace {@code weft.jdbc.clojure-postgres}
  * (src/test/resources/weft/jdbc/clojure_postgres.clj); its functions return what they saw as data
  * and the assertions are here, so the tier runs and counts this class like the Java ones.
  */

@@ -62,6 +62,7 @@ public final class PinAssertions {
      * attached as suppressed. One implementation with Clojure's checks: {@link PinCheck#verify}.
      */
     static PinReport verify(Executable executable, int atLeast, String what, boolean onVirtualThread) throws Throwable {
-        return PinCheck.verify(executable::execute, atLeast, what, onVirtualThread, AssertionFailedError::new);
+        return PinCheck.verify(executable::execute, atLeast, what,
+                onVirtualThread ? PinCheck.BodyThread.VIRTUAL : PinCheck.BodyThread.CALLER, AssertionFailedError::new);
     }
 }

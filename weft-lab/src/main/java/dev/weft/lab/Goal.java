@@ -13,18 +13,28 @@ import java.util.Objects;
  * figures (for a comparison of two variants, the median of their paired per-round ratios), and
  * {@code perRound} keeps every one of them, so a reader can see their spread.
  *
+ * <p>The verdict is decided on the {@link Confidence} interval of that median (decision 0804):
+ * {@code met} when the whole interval is on the target's side, {@code not_met} when the whole
+ * interval is on the wrong side, {@code inconclusive} (with {@code met} null) when it straddles the
+ * target. A goal on one figure has the interval {@code [figure, figure]}.
+ *
  * @param name      one sentence a reader understands, e.g. {@code weft-context within 1.10x of explicit-arg}
  * @param unit      the unit of {@code measured} and {@code target}: {@code x} for a ratio, or a figure's unit
  * @param measured  the figure judged (the median of {@code perRound} when there are rounds)
  * @param target    the target the figure is held to
  * @param direction {@code at_most} or {@code at_least}
- * @param verdict   {@code met}, {@code not_met}, or {@code not_judged} (smoke runs, whose sizes are too small)
- * @param met       true or false, or null when not judged
+ * @param verdict   {@code met}, {@code not_met}, {@code inconclusive}, or {@code not_judged} (smoke runs,
+ *                  whose sizes are too small)
+ * @param met       true or false, or null when inconclusive or not judged
  * @param perRound  the per-round figures (or paired ratios) the median was taken of; empty without rounds
  * @param spread    the lowest and highest of {@code perRound}, or null without rounds
+ * @param interval  the confidence interval the verdict was decided on ({@code low = high = measured}
+ *                  for a single figure), or null in a result written before it existed
+ * @param roundsUsed how many rounds the verdict took: the size of {@code perRound}, or 1 for a single figure
  */
 public record Goal(String name, String unit, double measured, double target, String direction, String verdict,
-                   Boolean met, List<Double> perRound, Spread spread) {
+                   Boolean met, List<Double> perRound, Spread spread, Confidence.Interval interval,
+                   Integer roundsUsed) {
 
     /** The figure must not exceed the target. */
     public static final String AT_MOST = "at_most";
@@ -34,6 +44,8 @@ public record Goal(String name, String unit, double measured, double target, Str
     public static final String MET = "met";
     /** The verdict of a goal that was not met. */
     public static final String NOT_MET = "not_met";
+    /** The verdict of a goal whose interval straddles its target: more rounds might decide it. */
+    public static final String INCONCLUSIVE = "inconclusive";
     /** The verdict in a smoke run: its sizes are too small to judge. */
     public static final String NOT_JUDGED = "not_judged";
 
@@ -65,21 +77,48 @@ public record Goal(String name, String unit, double measured, double target, Str
         if (!Double.isFinite(measured)) {
             throw new IllegalArgumentException("goal \"" + name + "\" measured " + measured + "; a figure must be finite");
         }
-        Boolean met = judged ? (AT_MOST.equals(direction) ? measured <= target : measured >= target) : null;
-        String verdict = met == null ? NOT_JUDGED : met ? MET : NOT_MET;
-        Spread spread = perRound == null || perRound.isEmpty() ? null
+        boolean rounds = perRound != null && !perRound.isEmpty();
+        Confidence.Interval interval = rounds ? Confidence.median(perRound) : new Confidence.Interval(measured, measured, null);
+        String verdict = judged ? decide(interval, target, direction) : NOT_JUDGED;
+        Boolean met = MET.equals(verdict) ? Boolean.TRUE : NOT_MET.equals(verdict) ? Boolean.FALSE : null;
+        Spread spread = !rounds ? null
                 : new Spread(perRound.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
                         perRound.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
-        return new Goal(name, unit, measured, target, direction, verdict, met, perRound, spread);
+        return new Goal(name, unit, measured, target, direction, verdict, met, perRound, spread, interval,
+                rounds ? perRound.size() : 1);
     }
 
-    /** The verdict as a reader sees it: {@code met}, {@code NOT met} or {@code not judged (smoke run)}. */
+    /**
+     * {@code met} when the whole interval is on the target's side, {@code not_met} when it is wholly
+     * on the wrong side, else {@code inconclusive}.
+     */
+    public static String decide(Confidence.Interval interval, double target, String direction) {
+        boolean atMost = AT_MOST.equals(direction);
+        if (atMost ? interval.high() <= target : interval.low() >= target) {
+            return MET;
+        }
+        if (atMost ? interval.low() > target : interval.high() < target) {
+            return NOT_MET;
+        }
+        return INCONCLUSIVE;
+    }
+
+    /**
+     * The verdict as a reader sees it: {@code met}, {@code NOT met}, {@code inconclusive} or
+     * {@code not judged (smoke run)}.
+     */
     public String verdictText() {
         return switch (verdict) {
             case MET -> "met";
             case NOT_MET -> "NOT met";
+            case INCONCLUSIVE -> "inconclusive";
             default -> "not judged (smoke run)";
         };
+    }
+
+    /** True when the goal was judged and its interval straddles the target. */
+    public boolean inconclusive() {
+        return INCONCLUSIVE.equals(verdict);
     }
 
     /** True when the goal was judged and not met. */

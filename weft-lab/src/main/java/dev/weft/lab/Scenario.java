@@ -12,6 +12,18 @@ package dev.weft.lab;
  * machine for it (Little's law for every sleep-based one: throughput &lt;= concurrency / service
  * time), and the figure the article published; it states its limit in one line with
  * {@link ScenarioContext#limitNote(String)}. Throwing fails the scenario, not the lab.
+ *
+ * <p>The harness is the lab's, so that a scenario is its table, its measurement and its goals:
+ * <ul>
+ *   <li>a helper JVM (a server, a load generator, a setting that needs a JVM of its own) is started
+ *       with {@link ScenarioContext#startJvm}, the one way, which the lab ends by PID with the scenario;</li>
+ *   <li>a body timed in the scenario's JVM is warmed up by time and measured in batches with
+ *       {@link Iterations};</li>
+ *   <li>paired rounds loop on {@link ScenarioContext#rounds(int, int)}, which adds rounds while a
+ *       goal is inconclusive and the budget allows;</li>
+ *   <li>a variant's memory (collector pauses, heap peak, allocated bytes) is measured by wrapping its
+ *       runs in {@link ScenarioContext#measuring(String)}.</li>
+ * </ul>
  */
 @FunctionalInterface
 public interface Scenario {

@@ -1,9 +1,10 @@
 package dev.weft.lab;
 
-import dev.weft.thread.SchedulerSamples;
+import dev.weft.scheduler.SchedulerSamples;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -36,7 +37,9 @@ public final class ScenarioContext {
     private final List<Goal> goals = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
     private final List<Process> started = new ArrayList<>();
+    private final Map<String, Memory> memory = new LinkedHashMap<>();
     private String limitNote;
+    private Instant deadline;
 
     /**
      * A context for one scenario run.
@@ -49,6 +52,20 @@ public final class ScenarioContext {
         this.mode = Objects.requireNonNull(mode, "mode");
         this.progress = Objects.requireNonNull(progress, "progress");
         this.workDir = Objects.requireNonNull(workDir, "workDir");
+    }
+
+    /**
+     * A context whose scenario has {@code budgetSeconds} from its JVM's start: {@link #rounds}
+     * adds rounds only while they fit before then.
+     *
+     * @param budgetSeconds the descriptor's budget for the mode, or null for none
+     */
+    public ScenarioContext(Mode mode, PrintStream progress, Path workDir, Integer budgetSeconds) {
+        this(mode, progress, workDir);
+        if (budgetSeconds != null) {
+            Instant start = ProcessHandle.current().info().startInstant().orElse(Instant.now());
+            this.deadline = start.plusSeconds(budgetSeconds);
+        }
     }
 
     /** The sizes to run at. */
@@ -152,6 +169,67 @@ public final class ScenarioContext {
             extra.forEach((k, v) -> b.extra(String.valueOf(k), v));
         }
         b.add();
+    }
+
+    /**
+     * A loop of paired rounds that runs at least {@code minimum} and, while a watched goal is
+     * still inconclusive and the scenario's budget has room for another round, more, up to
+     * {@code maximum} (smoke runs: {@code minimum} only). Rounds run one after another; after
+     * each, the interval of every watched goal is recomputed from its per-round figures.
+     *
+     * <pre>{@code
+     * Rounds rounds = ctx.rounds(8, 20)
+     *         .watch(Goal.AT_MOST, 1.10, weftMs, argMs);  // live lists: the loop reads them anew
+     * while (rounds.another()) {
+     *     argMs.add(time(explicitArg));
+     *     weftMs.add(time(weftContext));
+     * }
+     * }</pre>
+     */
+    public Rounds rounds(int minimum, int maximum) {
+        return new Rounds(this, minimum, mode == Mode.SMOKE ? minimum : maximum, deadline);
+    }
+
+    /**
+     * Opens a memory window for {@code variant} in this (the scenario's) JVM: close it when the
+     * variant's measured run ends. Each window's collector pauses, heap peak and allocated bytes
+     * ({@link MemoryMeter}) are added to the variant's, and the variant carries their sum in
+     * {@code memory} when it is reported (unless the builder was given one with
+     * {@link VariantBuilder#memory}). Open one window at a time: the heap peak is the JVM's.
+     *
+     * <pre>{@code
+     * for (int round = 0; round < rounds; round++) {
+     *     try (var w = ctx.measuring("no-lock")) { times.add(run()); }
+     * }
+     * }</pre>
+     */
+    public MemoryWindow measuring(String variant) {
+        return new MemoryWindow(Objects.requireNonNull(variant, "variant"), MemoryMeter.mark());
+    }
+
+    /** A variant's memory window; see {@link #measuring(String)}. */
+    public final class MemoryWindow implements AutoCloseable {
+        private final String variant;
+        private final MemoryMeter.Mark mark;
+        private boolean closed;
+
+        private MemoryWindow(String variant, MemoryMeter.Mark mark) {
+            this.variant = variant;
+            this.mark = mark;
+        }
+
+        /** Ends the window and adds what it measured to its variant's memory. */
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            Memory m = mark.since("scenario");
+            synchronized (ScenarioContext.this) {
+                memory.merge(variant, m, Memory::plus);
+            }
+        }
     }
 
     /**
@@ -418,6 +496,7 @@ public final class ScenarioContext {
         private String limitLabel;
         private List<Double> rounds = List.of();
         private Long peakPlatformThreads;
+        private Memory memory;
         private final Map<String, Object> extra = new LinkedHashMap<>();
 
         private VariantBuilder(String name) {
@@ -521,6 +600,15 @@ public final class ScenarioContext {
             return this;
         }
 
+        /**
+         * What the memory of the JVM that ran the variant did (e.g. a server JVM's, read there with
+         * {@link MemoryMeter}); unless set, the sum of the variant's {@link #measuring} windows, if any.
+         */
+        public VariantBuilder memory(Memory memory) {
+            this.memory = memory;
+            return this;
+        }
+
         /** Keeps what the scheduler did during this variant under {@code extra.scheduler}. */
         public VariantBuilder scheduler(SchedulerSamples samples) {
             return extra("scheduler", samples.toMap());
@@ -539,8 +627,14 @@ public final class ScenarioContext {
             if (!Double.isFinite(value)) {
                 throw new IllegalStateException("variant " + name + " measured " + value + "; a figure must be finite");
             }
+            Memory m = memory;
+            if (m == null) {
+                synchronized (ScenarioContext.this) {
+                    m = ScenarioContext.this.memory.get(name);
+                }
+            }
             Variant v = new Variant(name, unit, value, limit, Variant.ratio(value, limit), published, publishedRange,
-                    better, kind, limitLabel, rounds, peakPlatformThreads, null, extra);
+                    better, kind, limitLabel, rounds, peakPlatformThreads, null, m, extra);
             ScenarioContext.this.add(v);
             return v;
         }

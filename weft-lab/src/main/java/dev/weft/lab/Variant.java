@@ -26,11 +26,14 @@ import java.util.regex.Pattern;
  * @param rounds              the figure of every measured round, in the order they ran; empty when measured once
  * @param peakPlatformThreads the peak number of platform threads in the JVM while the variant ran, or null
  * @param previous            the same variant in the run this one was compared with ({@code --compare}), or null
+ * @param memory              what the measuring JVM's memory did while the variant ran (collector pauses, heap
+ *                            peak, allocated bytes), or null where the scenario did not measure it
  * @param extra               everything else worth keeping: latencies, scheduler samples, sizes
  */
 public record Variant(String name, String unit, double value, Double limit, Double ratio, Double published,
                       List<Double> publishedRange, String better, String kind, String limitLabel,
-                      List<Double> rounds, Long peakPlatformThreads, Previous previous, Map<String, Object> extra) {
+                      List<Double> rounds, Long peakPlatformThreads, Previous previous, Memory memory,
+                      Map<String, Object> extra) {
 
     /** A figure that improves upwards: a rate. */
     public static final String HIGHER = "higher";
@@ -67,6 +70,14 @@ public record Variant(String name, String unit, double value, Double limit, Doub
         }
     }
 
+    /** A variant without memory figures: the form of format version 2 before {@code memory}. */
+    public Variant(String name, String unit, double value, Double limit, Double ratio, Double published,
+                   List<Double> publishedRange, String better, String kind, String limitLabel,
+                   List<Double> rounds, Long peakPlatformThreads, Previous previous, Map<String, Object> extra) {
+        this(name, unit, value, limit, ratio, published, publishedRange, better, kind, limitLabel, rounds,
+                peakPlatformThreads, previous, null, extra);
+    }
+
     /** A measured variant with {@code ratio} computed from {@code value} and {@code limit}. */
     public static Variant of(String name, String unit, double value, Double limit, Double published,
                              Map<String, Object> extra) {
@@ -77,7 +88,7 @@ public record Variant(String name, String unit, double value, Double limit, Doub
     /** This variant with {@code previous} set. */
     public Variant withPrevious(Previous previous) {
         return new Variant(name, unit, value, limit, ratio, published, publishedRange, better, kind, limitLabel, rounds,
-                peakPlatformThreads, previous, extra);
+                peakPlatformThreads, previous, memory, extra);
     }
 
     /**

@@ -75,7 +75,7 @@ class LabSmokeTest {
             String variant = name + "/" + v.get("name").asText();
             names.add(v.get("name").asText());
             for (String key : List.of("name", "unit", "value", "limit", "ratio", "published", "published_range", "better",
-                    "kind", "limit_label", "rounds", "peak_platform_threads", "previous", "extra")) {
+                    "kind", "limit_label", "rounds", "peak_platform_threads", "previous", "memory", "extra")) {
                 assertTrue(v.has(key), variant + " lacks " + key);
             }
             assertTrue(Double.isFinite(v.get("value").asDouble()), variant);
@@ -85,6 +85,15 @@ class LabSmokeTest {
                 assertTrue(v.get("ratio").isNull(), variant + ": a ratio needs a limit");
             }
             assertTrue(v.get("extra").isObject(), variant);
+            if (name.equals("http") && v.get("extra").path("connections").isNumber()) {
+                // every HTTP/1.1 variant: the server JVM's allocation per request (when its short smoke
+                // window completed a request at all, which a loaded machine may not) and its memory
+                assertTrue(v.get("extra").has("alloc_bytes_per_request"), variant + ": " + v.get("extra"));
+                if (v.get("extra").path("requests").asLong() > 0) {
+                    assertTrue(v.get("extra").get("alloc_bytes_per_request").asDouble() > 0, variant + ": " + v.get("extra"));
+                }
+                assertTrue(v.get("memory").get("peak_heap_bytes").asLong() > 0, variant + ": " + v.get("memory"));
+            }
         }
         assertTrue(!names.isEmpty(), name + " reported no variant");
         Set<String> expected = VARIANTS.get(name);

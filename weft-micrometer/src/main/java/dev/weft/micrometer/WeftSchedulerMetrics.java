@@ -1,6 +1,6 @@
 package dev.weft.micrometer;
 
-import dev.weft.thread.SchedulerSnapshot;
+import dev.weft.scheduler.SchedulerSnapshot;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;

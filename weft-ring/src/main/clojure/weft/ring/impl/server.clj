@@ -11,15 +11,15 @@
 (set! *warn-on-reflection* true)
 
 (def stop-options
-  "The options of `weft.ring/stop-server`, here so that closing a server (`with-open`) drains
+  "The options of `weft.ring/stop-server!`, here so that closing a server (`with-open`) drains
   with the same default."
-  (options/spec "weft.ring/stop-server"
+  (options/spec "weft.ring/stop-server!"
                 [{:key :timeout :type :duration :aliases [:timeout-ms] :default 30000
                   :doc "how long to wait for the requests in flight; 0 abandons them at once"}]
                 {:example "{:timeout 30000}"}))
 
 (defn stop!
-  "Drains and stops `server` within `timeout`, as `weft.ring/stop-server` documents; true when
+  "Drains and stops `server` within `timeout`, as `weft.ring/stop-server!` documents; true when
   no request was abandoned and no response was lost in the drain."
   [server ^Duration timeout]
   (let [^Server jetty (:jetty server)

@@ -4,28 +4,10 @@ import clojure.lang.AFn;
 import clojure.lang.IPersistentMap;
 import dev.weft.limit.LimitExceededException;
 import dev.weft.limit.Limiter;
-import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
-import java.io.OutputStream;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedByInterruptException;
-import java.nio.channels.ClosedChannelException;
-import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.eclipse.jetty.http.BadMessageException;
-import org.eclipse.jetty.http.HttpException;
-import org.eclipse.jetty.http.HttpFields;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.io.EndPoint;
-import org.eclipse.jetty.io.EofException;
-import org.eclipse.jetty.io.IdleTimeout;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
@@ -35,57 +17,36 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One request on its way through a {@link RingHandler}: the virtual thread that calls the Ring
- * handler, and the callback of the response's last write.
+ * handler, the parties that may answer instead of it, and the callback of the response's last write.
  *
- * <p>Implementation overview. Three parties may want to answer a request: its handler (returning
- * or calling {@code respond}/{@code raise}), the request timeout, and the limiter's rejection. The
- * first to set {@link #CLAIMED} answers; the others drop what they have. The exchange is finished,
- * and leaves the handler's in-flight set and gives its permit back, once both {@link #RESPONDED}
- * (Jetty's callback completed) and {@link #HANDLER_DONE} (the handler returned, or an asynchronous
- * handler responded, raised or timed out) are set, whichever comes last.
+ * <p>Protocol. Jetty calls {@link RingHandler#handle} on a virtual thread, which creates the
+ * exchange and runs it ({@link #run}): wait for a turn under the limiter, build the Ring request
+ * (its body a {@link RequestBody}), call the handler, write its response. Meanwhile the request
+ * timeout ({@link #timedOut}, on Jetty's scheduler), the read-deadline sweep
+ * ({@link #readDeadlinePassed}) or a stop ({@link #abandon}, {@link #rejectStopping}) may answer
+ * instead. Which party answers, and when the exchange is finished, is {@link ExchangeState}'s: the
+ * first to claim the answer writes it, and the exchange finishes (gives its permit back, leaves
+ * the in-flight set) once the response is written and the handler is done, in either order.
+ *
+ * <p>Invariants: exactly one response is written per request, by the party that claimed it; the
+ * handler's thread is interrupted only while it runs the handler ({@link #thread} is set then,
+ * under this object's monitor, and cleared with any pending interrupt before the thread goes back
+ * to Jetty); the permit is given back once, with a sample that says what the request showed of the
+ * load (see {@link #releasePermit}); an idle timeout never cuts a request in its handler
+ * ({@link #test}, {@link #excusesIdleTimeout}).
  */
-final class Exchange implements Runnable, Callback, java.util.function.Predicate<TimeoutException> {
+final class Exchange extends ExchangeResponse implements Runnable, java.util.function.Predicate<TimeoutException> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
 
-    static final int CLAIMED = 1;
-    static final int RESPONDED = 2;
-    static final int HANDLER_DONE = 4;
-    static final int TIMED_OUT = 8;
-    static final int ABANDONED = 16;
-    private static final int FINISHED = RESPONDED | HANDLER_DONE;
-
-    private static final VarHandle STATE;
-
-    static {
-        try {
-            STATE = MethodHandles.lookup().findVarHandle(Exchange.class, "state", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-
-    private final RingHandler owner;
-    private final Request request;
-    private final Response response;
-    private final Callback callback;
-    @SuppressWarnings("unused") // through STATE
-    private volatile int state;
     private Thread thread; // the thread running the handler, while it does; guarded by this
     private volatile Limiter.Permit permit;
-    private volatile Throwable bodyFailure; // the first failed read of the request body
+    private volatile RequestBody body; // the request's body, once the handler has it; null without one
     private volatile Scheduler.Task timeout;
-    private volatile boolean readingBody; // the handler is inside a read of the request body
     private volatile boolean handlerFailed; // answered 500: no sample for an adaptive limit
-    private volatile boolean writing; // the response's first write has begun
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
-        this.owner = owner;
-        this.request = request;
-        this.response = response;
-        this.callback = callback;
+        super(owner, request, response, callback);
         // Jetty's idle timeout must not cut a request whose handler is still working on it (a
         // slow handler is not an idle client): with no read or write pending, Jetty asks this
         // listener, and the timeout is ignored until the exchange has finished (so a streamed
@@ -101,7 +62,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
     /** Jetty's idle-timeout listener: lets the timeout through only once the exchange has finished. */
     @Override
     public boolean test(TimeoutException timeout) {
-        return ((int) STATE.getVolatile(this) & FINISHED) == FINISHED;
+        return isFinished();
     }
 
     /**
@@ -110,12 +71,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
      * write has not begun, and the handler is not waiting for the body (that wait is the client's).
      */
     boolean excusesIdleTimeout() {
-        return !writing && !readingBody && ((int) STATE.getVolatile(this) & FINISHED) != FINISHED;
-    }
-
-    /** The connection's endpoint, whose idle timeout a drain raises. */
-    EndPoint endPoint() {
-        return request.getConnectionMetaData().getConnection().getEndPoint();
+        return !writing && !readingBody() && !isFinished();
     }
 
     /**
@@ -124,12 +80,11 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
      * Connection: close and interrupts the handler. Returns whether it did.
      */
     boolean readDeadlinePassed(long nowNanos, long timeoutNanos) {
-        if (!readingBody || nowNanos - request.getBeginNanoTime() < timeoutNanos) {
+        RequestBody b = body;
+        if (b == null || !b.reading() || nowNanos - request.getBeginNanoTime() < timeoutNanos) {
             return false;
         }
-        if (bodyFailure == null) {
-            bodyFailure = new TimeoutException("the request body did not arrive within the request-read timeout");
-        }
+        b.fail(new TimeoutException("the request body did not arrive within the request-read timeout"));
         if (!claim(TIMED_OUT)) {
             return false;
         }
@@ -138,7 +93,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         writeStatus(HttpStatus.REQUEST_TIMEOUT_408, "Request Timeout: the request did not arrive in time", false, true);
         interruptHandler();
         if (owner.async) {
-            set(HANDLER_DONE);
+            complete(HANDLER_DONE);
         }
         return true;
     }
@@ -155,13 +110,14 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             if (owner.limiter != null && !acquire()) {
                 return;
             }
-            if (((int) STATE.getVolatile(this) & CLAIMED) != 0) {
+            if (any(ANSWERED)) {
                 return; // the request timed out while waiting for a permit
             }
-            boolean body = hasBody(request);
-            IPersistentMap ring = RequestMap.of(request, body
-                    ? new RequestBody(Request.asInputStream(request), owner.maxBodyBytes)
-                    : EmptyBody.INSTANCE);
+            InputStream in = RequestBody.of(request, owner.maxBodyBytes);
+            if (in instanceof RequestBody b) {
+                body = b;
+            }
+            IPersistentMap ring = RequestMap.of(request, in);
             if (owner.async) {
                 owner.handler.invoke(ring, new Respond(), new Raise());
                 handedOff = true;
@@ -173,7 +129,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         } finally {
             detach();
             if (!handedOff) {
-                set(HANDLER_DONE);
+                complete(HANDLER_DONE);
             }
         }
     }
@@ -202,7 +158,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             permit = owner.limiter.acquire();
             return true;
         } catch (LimitExceededException e) {
-            if (claim(0)) {
+            if (claim(NO_REASON)) {
                 LOG.debug("{} {}: rejected with 503: {}", request.getMethod(), request.getHttpURI().getPath(), e.getMessage());
                 writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is at its limit of requests in flight",
                         true, false);
@@ -210,107 +166,22 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             return false;
         } catch (InterruptedException e) {
             // The request timed out (which answered it) or the server is stopping.
-            if (claim(0)) {
+            if (claim(NO_REASON)) {
                 writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable", true, false);
             }
             return false;
         }
     }
 
-    /** Writes the Ring response map {@code ring}, unless someone else answered first. Blocks. */
-    void respond(Object ring) {
-        if (!claim(0)) {
-            dropped("response");
-            return;
-        }
-        Object listener = RingResponse.webSocketListener(ring);
-        if (listener != null) {
-            upgrade(ring, listener);
-            return;
-        }
-        Object body;
-        try {
-            body = RingResponse.apply(ring, response);
-        } catch (Throwable t) {
-            response.reset();
-            answerFailure(t);
-            return;
-        }
-        if (owner.isShutdown()) {
-            closeAfterResponse();
-        }
-        try {
-            if (body == null) {
-                writeLast(EMPTY);
-            } else if (body instanceof String s) {
-                Charset charset = RingResponse.charsetOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE));
-                writeLast(ByteBuffer.wrap(s.getBytes(charset)));
-            } else if (body instanceof byte[] bytes) {
-                writeLast(ByteBuffer.wrap(bytes));
-            } else {
-                OutputStream out = Content.Sink.asOutputStream((last, chunk, cb) -> {
-                    beginWrite();
-                    response.write(last, chunk, cb);
-                });
-                owner.bodyWriter.invoke(body, ring, out);
-                out.close();
-                succeeded();
-            }
-        } catch (Throwable t) {
-            bodyFailed(t);
-        }
-    }
-
-    /** Answers a WebSocket response: upgrades the connection, or says why it cannot. */
-    private void upgrade(Object ring, Object listener) {
-        beginWrite();
-        WebSockets ws = owner.webSockets;
-        try {
-            if (ws == null) {
-                throw new IllegalStateException("this server does not serve WebSockets");
-            }
-            RingResponse.checkListener(listener, ws);
-            if (ws.upgrade(listener, RingResponse.webSocketProtocol(ring), request, response, this)) {
-                return;
-            }
-        } catch (Throwable t) {
-            response.reset();
-            answerFailure(t);
-            return;
-        }
-        LOG.debug("{} {}: a WebSocket response to a request that is not a WebSocket upgrade; answered 426",
-                request.getMethod(), path());
-        response.getHeaders().put(HttpHeader.UPGRADE, "websocket");
-        writeStatus(HttpStatus.UPGRADE_REQUIRED_426, "Upgrade Required: this resource is a WebSocket", false, false);
-    }
-
-    private void bodyFailed(Throwable t) {
-        if (!response.isCommitted()) {
-            response.reset();
-            answerFailure(t);
-            return;
-        }
-        if (!clientGone(t) && !interrupted(t)) {
-            // The application's body writer failed: its bug, logged with its stack; failed() counts
-            // the response as lost without logging it again.
-            LOG.error("{} {}: writing the response body failed after the status was sent; the connection is closed",
-                    request.getMethod(), path(), t);
-            lost(t, true);
-        } else {
-            failed(t);
-        }
-    }
-
     /** The handler threw (or raised) {@code t}. */
     private void handlerFailed(Throwable t) {
-        if (claim(0)) {
+        if (claim(NO_REASON)) {
             answerFailure(t);
             return;
         }
-        int s = (int) STATE.getVolatile(this);
-        if ((s & (TIMED_OUT | ABANDONED)) != 0 && (interrupted(t) || bodyFailure != null)) {
+        if (any(TIMED_OUT | ABANDONED) && (Failures.interrupted(t) || bodyFailure() != null)) {
             LOG.debug("{} {}: the handler ended by interrupt after its request {}", request.getMethod(), path(),
-                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
+                    any(TIMED_OUT) ? "timed out" : "was abandoned by the server's stop");
         } else {
             LOG.error("{} {}: the handler failed after its request was answered", request.getMethod(), path(), t);
         }
@@ -321,11 +192,12 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
      * client's fault (413 over the size limit, 408 when it stopped sending, 400 for a malformed
      * body), else 500.
      */
-    private void answerFailure(Throwable t) {
-        Throwable body = bodyFailure;
-        if (body != null) {
-            int status = clientStatus(body);
-            LOG.debug("{} {}: reading the request body failed; answered {}", request.getMethod(), path(), status, body);
+    @Override
+    void answerFailure(Throwable t) {
+        Throwable failure = bodyFailure();
+        if (failure != null) {
+            int status = Failures.clientStatus(failure);
+            LOG.debug("{} {}: reading the request body failed; answered {}", request.getMethod(), path(), status, failure);
             writeStatus(status, HttpStatus.getMessage(status), false, true);
         } else {
             handlerFailed = true;
@@ -355,25 +227,25 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the request timed out", false, false);
         interruptHandler();
         if (owner.async) {
-            set(HANDLER_DONE); // an asynchronous handler may never call back: stop waiting for it
+            complete(HANDLER_DONE); // an asynchronous handler may never call back: stop waiting for it
         }
     }
 
     /** Answers a request that arrived while the server drains; runs on Jetty's thread. */
     void rejectStopping() {
-        claim(0);
+        claim(NO_REASON);
         writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is stopping", true, true);
-        set(HANDLER_DONE);
+        complete(HANDLER_DONE);
     }
 
     /** Answers a request whose Content-Length is over the body limit; runs on Jetty's thread. */
     void rejectTooLarge() {
-        claim(0);
+        claim(NO_REASON);
         LOG.debug("{} {}: a body of {} bytes is over the limit of {}; answered 413", request.getMethod(), path(),
                 request.getLength(), owner.maxBodyBytes);
         writeStatus(HttpStatus.PAYLOAD_TOO_LARGE_413, "Payload Too Large: the request body is over the limit of "
                 + owner.maxBodyBytes + " bytes", false, true);
-        set(HANDLER_DONE);
+        complete(HANDLER_DONE);
     }
 
     /**
@@ -387,82 +259,22 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         releasePermit(true);
     }
 
-    // ---- Callback: the completion of the response's last write -------------------------------
+    // ---- finishing ------------------------------------------------------------------------
 
-    @Override
-    public void succeeded() {
-        callback.succeeded();
-        set(RESPONDED);
+    /** The request body's first failure, or null (none, or no body). */
+    private Throwable bodyFailure() {
+        RequestBody b = body;
+        return b == null ? null : b.failure();
+    }
+
+    /** Whether the handler is blocked reading the request body (a wait for the client). */
+    private boolean readingBody() {
+        RequestBody b = body;
+        return b != null && b.reading();
     }
 
     @Override
-    public void failed(Throwable x) {
-        lost(x, false);
-    }
-
-    /**
-     * The response could not be written (the client went away, the connection timed out or was
-     * closed, or the body failed): it is counted as lost, in the server's statistics and in the
-     * result of a drain under way, and logged once at WARN unless {@code logged}. A request the
-     * server's stop abandoned is counted as abandoned instead.
-     */
-    private void lost(Throwable x, boolean logged) {
-        if (((int) STATE.getVolatile(this) & ABANDONED) == 0) {
-            owner.countLost();
-            if (!logged) {
-                if (clientGone(x) || x instanceof TimeoutException) {
-                    LOG.warn("{} {}: the response was lost: {}", request.getMethod(), path(), describe(x));
-                } else {
-                    LOG.warn("{} {}: the response was lost", request.getMethod(), path(), x);
-                }
-            }
-        }
-        callback.failed(x);
-        set(RESPONDED);
-    }
-
-    private static String describe(Throwable x) {
-        String m = x.getMessage();
-        return x.getClass().getSimpleName() + (m == null ? "" : ": " + m);
-    }
-
-    @Override
-    public InvocationType getInvocationType() {
-        return callback.getInvocationType();
-    }
-
-    // ---- state --------------------------------------------------------------------------------
-
-    /** Takes the right to answer, adding {@code extra} bits; false when someone already has it. */
-    private boolean claim(int extra) {
-        for (;;) {
-            int s = (int) STATE.getVolatile(this);
-            if ((s & CLAIMED) != 0) {
-                return false;
-            }
-            if (STATE.compareAndSet(this, s, s | CLAIMED | extra)) {
-                return true;
-            }
-        }
-    }
-
-    private void set(int bits) {
-        for (;;) {
-            int s = (int) STATE.getVolatile(this);
-            int next = s | bits;
-            if (s == next) {
-                return;
-            }
-            if (STATE.compareAndSet(this, s, next)) {
-                if ((next & FINISHED) == FINISHED && (s & FINISHED) != FINISHED) {
-                    finish();
-                }
-                return;
-            }
-        }
-    }
-
-    private void finish() {
+    void finished() {
         cancelTimeout();
         releasePermit(false);
         owner.finished(this);
@@ -478,105 +290,13 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         if (p == null) {
             return;
         }
-        if (abandoned || handlerFailed || bodyFailure != null) {
+        if (abandoned || handlerFailed || bodyFailure() != null) {
             p.closeIgnored();
-        } else if (((int) STATE.getVolatile(this) & TIMED_OUT) != 0) {
+        } else if (any(TIMED_OUT)) {
             p.closeDropped();
         } else {
             p.close();
         }
-    }
-
-    /**
-     * Ends the connection with this response (HTTP/1 only: HTTP/2 has no Connection header, and
-     * its streams end on their own).
-     */
-    private void closeAfterResponse() {
-        if (request.getConnectionMetaData().getHttpVersion().getVersion() < 20) {
-            response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        }
-    }
-
-    private void writeStatus(int status, String text, boolean retryAfter, boolean close) {
-        response.setStatus(status);
-        HttpFields.Mutable headers = response.getHeaders();
-        headers.put(HttpHeader.CONTENT_TYPE, "text/plain;charset=utf-8");
-        if (retryAfter) {
-            headers.put(HttpHeader.RETRY_AFTER, owner.retryAfterSeconds);
-        }
-        if (close || owner.isShutdown()) {
-            closeAfterResponse();
-        }
-        writeLast(ByteBuffer.wrap((text + "\n").getBytes(StandardCharsets.UTF_8)));
-    }
-
-    /** Writes the response's last (here: only) content, completing this callback. */
-    private void writeLast(ByteBuffer content) {
-        beginWrite();
-        response.write(true, content, this);
-    }
-
-    /**
-     * Marks the connection active as a write of the response begins, then the exchange as writing:
-     * from here on the idle timeout measures the client, and a write fails only when the client
-     * has taken none of it for a whole idle timeout. Jetty fails a write that is pending when the
-     * idle timeout expires, however briefly it has been pending: the mark makes a firing decided
-     * before the write stale, and {@link RingHttpConnection} ignores a stale one (the order, mark
-     * first, is what lets it tell). The mark goes to every endpoint down to the socket's (under TLS).
-     */
-    private void beginWrite() {
-        for (EndPoint e = endPoint(); e != null; e = e instanceof EndPoint.Wrapper w ? w.unwrap() : null) {
-            if (e instanceof IdleTimeout idle) {
-                idle.notIdle();
-            }
-        }
-        writing = true;
-    }
-
-    private void dropped(String what) {
-        int s = (int) STATE.getVolatile(this);
-        if ((s & (TIMED_OUT | ABANDONED)) != 0) {
-            LOG.debug("{} {}: the handler's {} came after the request {}; dropped", request.getMethod(), path(), what,
-                    (s & TIMED_OUT) != 0 ? "timed out" : "was abandoned by the server's stop");
-        } else {
-            LOG.warn("{} {}: the handler answered more than once; only its first {} was sent", request.getMethod(), path(), what);
-        }
-    }
-
-    private String path() {
-        return request.getHttpURI().getPath();
-    }
-
-    /** The status that answers a failed read of the request body. */
-    private static int clientStatus(Throwable bodyFailure) {
-        for (Throwable c = bodyFailure; c != null; c = c.getCause()) {
-            if (c instanceof HttpException h && h.getCode() >= 400 && h.getCode() < 500) {
-                return h.getCode();
-            }
-            if (c instanceof TimeoutException) {
-                return HttpStatus.REQUEST_TIMEOUT_408;
-            }
-        }
-        return HttpStatus.BAD_REQUEST_400;
-    }
-
-    private static boolean interrupted(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof InterruptedException || c instanceof InterruptedIOException
-                    || c instanceof ClosedByInterruptException) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static boolean clientGone(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof EofException || c instanceof ClosedChannelException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Runs {@code r} on a virtual thread: this one when it is one, else a new one. */
@@ -588,115 +308,6 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
         }
     }
 
-    /**
-     * Whether the request has a body: HTTP/1.1 has one only with a Content-Length above zero or a
-     * Transfer-Encoding.
-     */
-    private static boolean hasBody(Request request) {
-        long length = request.getLength();
-        // get(HttpHeader) is a scan of a parsed request's field array; contains() would make an iterator.
-        return length > 0 || (length < 0 && request.getHeaders().get(HttpHeader.TRANSFER_ENCODING) != null);
-    }
-
-    /**
-     * The request body the handler reads: Jetty's blocking stream, holding it to the body size
-     * limit (a chunked body has no length to check up front) and remembering its first failure,
-     * so that a handler that fails because the client sent a bad, oversized or stalled body is
-     * answered with the client's fault (4xx), not a 500.
-     */
-    private final class RequestBody extends InputStream {
-        private final InputStream in;
-        private final long limit;
-        private long read;
-
-        RequestBody(InputStream in, long limit) {
-            this.in = in;
-            this.limit = limit;
-        }
-
-        @Override
-        public int read() throws IOException {
-            check();
-            readingBody = true;
-            try {
-                int b = in.read();
-                if (b >= 0) {
-                    count(1);
-                }
-                return b;
-            } catch (IOException | RuntimeException e) {
-                throw failed(e);
-            } finally {
-                readingBody = false;
-            }
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            check();
-            readingBody = true;
-            try {
-                int n = in.read(b, off, len);
-                if (n > 0) {
-                    count(n);
-                }
-                return n;
-            } catch (IOException | RuntimeException e) {
-                throw failed(e);
-            } finally {
-                readingBody = false;
-            }
-        }
-
-        @Override
-        public int available() throws IOException {
-            return bodyFailure != null ? 0 : in.available();
-        }
-
-        @Override
-        public void close() throws IOException {
-            in.close();
-        }
-
-        private void check() throws IOException {
-            Throwable failure = bodyFailure;
-            if (failure != null) {
-                throw new IOException("reading the request body failed before", failure);
-            }
-        }
-
-        private void count(int n) throws IOException {
-            if (limit >= 0 && (read += n) > limit) {
-                throw new IOException(new BadMessageException(HttpStatus.PAYLOAD_TOO_LARGE_413,
-                        "the request body is over the limit of " + limit + " bytes"));
-            }
-        }
-
-        /** Remembers the body's first failure and returns the one to throw now. */
-        private IOException failed(Exception e) {
-            if (bodyFailure == null) {
-                bodyFailure = e;
-            }
-            return e instanceof IOException io ? io : new IOException(e);
-        }
-    }
-
-    /** The body of a request that has none: always at its end, and closing it changes nothing. */
-    private static final class EmptyBody extends InputStream {
-        static final EmptyBody INSTANCE = new EmptyBody();
-
-        @Override
-        public int read() {
-            return -1;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) {
-            java.util.Objects.checkFromIndexSize(off, len, b.length);
-            return len == 0 ? 0 : -1;
-        }
-    }
-
     /** The {@code respond} function an asynchronous handler gets. */
     private final class Respond extends AFn {
         @Override
@@ -704,7 +315,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             try {
                 onVirtualThread(() -> respond(ring));
             } finally {
-                set(HANDLER_DONE);
+                complete(HANDLER_DONE);
             }
             return null;
         }
@@ -720,7 +331,7 @@ final class Exchange implements Runnable, Callback, java.util.function.Predicate
             try {
                 handlerFailed(t);
             } finally {
-                set(HANDLER_DONE);
+                complete(HANDLER_DONE);
             }
             return null;
         }

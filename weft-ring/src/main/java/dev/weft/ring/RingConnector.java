@@ -42,6 +42,24 @@ public class RingConnector extends ServerConnector {
         return new RingHttpConnection.Factory(Objects.requireNonNull(config, "config"));
     }
 
+    /**
+     * The h2 (HTTP/2 over TLS, chosen by ALPN) connection factory to give this connector: Jetty's,
+     * with the stream errors RFC 9113 requires where Jetty is lenient (a malformed request is reset
+     * with PROTOCOL_ERROR rather than answered 400; DATA on a stream the client closed gets
+     * STREAM_CLOSED), so that weft-ring passes h2spec, the HTTP/2 conformance suite.
+     */
+    public static ConnectionFactory h2(HttpConfiguration config) {
+        return Http2Conformance.h2(Objects.requireNonNull(config, "config"));
+    }
+
+    /**
+     * The h2c (cleartext HTTP/2, by prior knowledge or Upgrade) connection factory to give this
+     * connector after {@link #http1}: Jetty's, with the same checks as {@link #h2}.
+     */
+    public static ConnectionFactory h2c(HttpConfiguration config) {
+        return Http2Conformance.h2c(Objects.requireNonNull(config, "config"));
+    }
+
     @Override
     public CompletableFuture<Void> shutdown() {
         CompletableFuture<Void> done = super.shutdown(); // lowers every connection's idle timeout

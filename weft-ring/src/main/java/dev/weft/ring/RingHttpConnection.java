@@ -1,6 +1,9 @@
 package dev.weft.ring;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.HttpParser;
 import org.eclipse.jetty.io.Connection;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.IdleTimeout;
@@ -28,14 +31,89 @@ import org.eclipse.jetty.server.internal.HttpConnection;
  * to fire (the response's write marks the connection active before it begins, so a write is
  * never failed by a firing decided before it). A pending read of the body, and a response the
  * client does not take, still time out: those are the client's.
+ *
+ * <p>On a port that also speaks h2c, a first line that is not an HTTP/1 request line (it does not
+ * end in {@code HTTP/x.y}) is taken for a broken HTTP/2 connection preface, and the connection is
+ * closed without an answer, as RFC 9113 3.4 requires (HTTP/1's 400 there is only a SHOULD, RFC 9112
+ * 3); h2spec checks it. See {@link PrefaceCheck}.
  */
 final class RingHttpConnection extends HttpConnection {
 
     /** The exchange of the request this connection serves now, or the last one; null before the first. */
     private volatile Exchange exchange;
 
+    /** Jetty's request handler, kept by {@link #newRequestHandler} (which Jetty's constructor calls) for the parser. */
+    private RequestHandler requestHandler;
+
     RingHttpConnection(HttpConfiguration config, Connector connector, EndPoint endPoint) {
         super(config, connector, endPoint);
+    }
+
+    @Override
+    protected RequestHandler newRequestHandler() {
+        // Called by Jetty's constructor, before newHttpParser: this field has no initializer, so
+        // the value set here stays.
+        requestHandler = super.newRequestHandler();
+        return requestHandler;
+    }
+
+    @Override
+    protected HttpParser newHttpParser(HttpCompliance compliance) {
+        if (!getConnector().getProtocols().contains("h2c")) {
+            return super.newHttpParser(compliance);
+        }
+        HttpConfiguration config = getHttpConfiguration();
+        HttpParser parser = new PrefaceCheck(requestHandler, config.getRequestHeaderSize(), compliance);
+        parser.setHeaderCacheSize(config.getHeaderCacheSize());
+        parser.setHeaderCacheCaseSensitive(config.isHeaderCacheCaseSensitive());
+        return parser;
+    }
+
+    /**
+     * Jetty's HTTP/1 parser, closing the connection without an answer when a request's first line
+     * is whole in the first bytes read and does not end in {@code HTTP/x.y}. A first line split
+     * across reads is left to Jetty (a 400 or 505, as on a port without h2c).
+     */
+    private final class PrefaceCheck extends HttpParser {
+        PrefaceCheck(RequestHandler handler, int maxHeaderBytes, HttpCompliance compliance) {
+            super(handler, maxHeaderBytes, compliance);
+        }
+
+        @Override
+        public boolean parseNext(ByteBuffer buffer) {
+            if (isStart() && notHttp1(buffer)) {
+                buffer.position(buffer.limit());
+                getEndPoint().close();
+                return false;
+            }
+            return super.parseNext(buffer);
+        }
+    }
+
+    /**
+     * True when {@code buffer} holds a whole first line (after any empty lines, which RFC 9112
+     * lets a server skip) that does not end in {@code " HTTP/" DIGIT "." DIGIT}. Reads only.
+     */
+    static boolean notHttp1(ByteBuffer buffer) {
+        int start = buffer.position();
+        int limit = buffer.limit();
+        while (start < limit && (buffer.get(start) == '\r' || buffer.get(start) == '\n')) {
+            start++;
+        }
+        for (int i = start; i < limit; i++) {
+            if (buffer.get(i) == '\n') {
+                int end = i > start && buffer.get(i - 1) == '\r' ? i - 1 : i;
+                return !endsWithVersion(buffer, start, end);
+            }
+        }
+        return false;
+    }
+
+    private static boolean endsWithVersion(ByteBuffer b, int start, int end) {
+        int v = end - 9; // " HTTP/1.1"
+        return v >= start && b.get(v) == ' ' && b.get(v + 1) == 'H' && b.get(v + 2) == 'T' && b.get(v + 3) == 'T'
+                && b.get(v + 4) == 'P' && b.get(v + 5) == '/' && Character.isDigit(b.get(v + 6))
+                && b.get(v + 7) == '.' && Character.isDigit(b.get(v + 8));
     }
 
     /** Called as a request of this connection enters the handler. */

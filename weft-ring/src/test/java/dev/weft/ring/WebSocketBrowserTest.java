@@ -42,7 +42,7 @@ class WebSocketBrowserTest {
         require.invoke(Clojure.read("weft.ring"));
         require.invoke(Clojure.read("weft.ring.websocket"));
         IFn runServer = Clojure.var("weft.ring", "run-server");
-        IFn stopServer = Clojure.var("weft.ring", "stop-server");
+        IFn stopServer = Clojure.var("weft.ring", "stop-server!");
         IFn eval = Clojure.var("clojure.core", "eval");
         // The handler in Clojure, as a user writes it: the page, and a WebSocket that echoes.
         Object closes = Clojure.var("clojure.core", "atom").invoke(clojure.lang.PersistentVector.EMPTY);

@@ -1,6 +1,9 @@
 package dev.weft.lab.cli;
 
+import dev.weft.lab.LabResult;
 import dev.weft.lab.Mode;
+import dev.weft.lab.report.Json;
+import dev.weft.lab.report.Repeats;
 import dev.weft.lab.run.Descriptor;
 import dev.weft.lab.run.LabRunner;
 import dev.weft.lab.run.Registry;
@@ -15,10 +18,10 @@ import picocli.CommandLine.Spec;
 /** {@code weft lab}: runs the lab's scenarios and writes its reports. */
 @Command(name = "lab", sortOptions = false,
         customSynopsis = "weft lab [--full | --smoke] [--only NAME[,NAME]] [--list] [--out DIR] [--compare DIR]"
-                + " [--jdk 21|25|PATH] [--help]",
+                + " [--repeat N] [--jdk 21|25|PATH] [--help]",
         description = "Re-runs the articles' experiments on this machine, each next to its physical limit, and writes"
                 + " results.json, report.md and report.html, which open with the verdict on every goal. Quick mode (the"
-                + " default) finishes within 4 minutes on 2 cores; --full adds the articles' sizes, cold starts and"
+                + " default) finishes within 5 minutes on 2 cores; --full adds the articles' sizes, cold starts and"
                 + " dispatchers-io-5000.",
         footer = "%n--jdk 21|25|PATH (read by ./weft): run the lab on that JDK, fetching a JDK 21 runtime if none is"
                 + " installed. Without it, the pinning scenario also runs on every other JDK >= 21 installed or cached"
@@ -48,6 +51,11 @@ final class LabCommand implements Callable<Integer> {
             + " beyond the run-to-run spread (the two runs' per-round ranges do not overlap).")
     Path compare;
 
+    @Option(names = "--repeat", paramLabel = "N", description = "Run the lab N times in a row (each run's reports in"
+            + " DIR/run-1 ... DIR/run-N) and print their verdict tables side by side, with whether every goal they all"
+            + " decide was decided the same way (default: 1).")
+    int repeat = 1;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
     boolean help;
 
@@ -74,7 +82,25 @@ final class LabCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--compare " + compare
                     + ": no results.json there; give the output folder of an earlier ./weft lab run (e.g. a copy of target/lab)");
         }
-        return new LabRunner(out, registry).run(new LabRunner.Options(mode, only, outDir(), compare));
+        if (repeat < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--repeat " + repeat + ": give a number of runs, 1 or more");
+        }
+        if (repeat == 1) {
+            return new LabRunner(out, registry).run(new LabRunner.Options(mode, only, outDir(), compare));
+        }
+        int exit = 0;
+        List<LabResult> runs = new java.util.ArrayList<>();
+        for (int i = 1; i <= repeat; i++) {
+            Path dir = outDir().resolve("run-" + i);
+            out.printf("%nweft lab --repeat %d: run %d of %d -> %s%n", repeat, i, repeat, dir);
+            exit = Math.max(exit, new LabRunner(out, registry).run(new LabRunner.Options(mode, only, dir, compare)));
+            runs.add(Json.read(dir.resolve("results.json"), LabResult.class));
+        }
+        String table = Repeats.sideBySide(runs);
+        java.nio.file.Files.writeString(outDir().resolve("repeat.txt"), table);
+        out.printf("%n%d consecutive runs side by side (also in %s):%n%s", repeat, outDir().resolve("repeat.txt"), table);
+        out.flush();
+        return exit;
     }
 
     private Path outDir() {

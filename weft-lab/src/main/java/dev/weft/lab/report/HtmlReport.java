@@ -57,6 +57,8 @@ public final class HtmlReport {
                 td.met{background:#e3f4e6;color:#14642a;font-weight:600;white-space:nowrap}
                 td.not-met{background:#fde2e4;color:#b00020;font-weight:700;white-space:nowrap}
                 td.not-judged{color:#666;white-space:nowrap}
+                p.busy{color:#7a5b00;font-weight:600}
+                td.inconclusive{background:#fff6d6;color:#7a5b00;font-weight:600;white-space:nowrap}
                 .meta{color:#555} .failed{color:#b00020;font-weight:600} pre{background:#f6f6f6;padding:.8em;overflow:auto}
                 .verdict{border:2px solid #ccc;border-radius:6px;padding:.2em 1em;margin:1em 0} .verdict h2{margin-top:.5em}
                 .spread{display:block;color:#666;font-size:.85em;white-space:normal}
@@ -103,8 +105,9 @@ public final class HtmlReport {
                 for (int i = 0; i < row.size(); i++) {
                     String c = row.get(i);
                     if (i == row.size() - 1) {
-                        String cls = c.equals("met") ? "met" : c.equals("NOT met") ? "not-met" : "not-judged";
-                        String mark = c.equals("met") ? "✓ " : c.equals("NOT met") ? "✗ " : "";
+                        String cls = c.equals("met") ? "met" : c.equals("NOT met") ? "not-met"
+                                : c.equals("inconclusive") ? "inconclusive" : "not-judged";
+                        String mark = c.equals("met") ? "✓ " : c.equals("NOT met") ? "✗ " : c.equals("inconclusive") ? "? " : "";
                         s.append("<td class=\"").append(cls).append("\">").append(mark).append(esc(c)).append("</td>");
                     } else if (i == 2 && c.contains(" (")) {
                         // the figure on one line, how it was taken below it, in smaller type
@@ -124,6 +127,9 @@ public final class HtmlReport {
                 s.append("<p class=\"failed\">").append(esc(r.name())).append(" did not run to the end (failed).</p>\n");
             }
         }
+        for (String line : TextReport.busyMachine(lab)) {
+            s.append("<p class=\"busy\">⚠ ").append(esc(line)).append(".</p>\n");
+        }
         s.append("</section>\n");
     }
 
@@ -142,7 +148,8 @@ public final class HtmlReport {
         if (!r.goals().isEmpty()) {
             s.append("<ul class=\"goals\">");
             for (Goal g : r.goals()) {
-                s.append("<li>Goal: ").append(esc(g.name())).append(": ").append(esc(Table.goalMeasured(g))).append(", ")
+                s.append("<li>Goal: ").append(esc(g.name())).append(": ").append(esc(Table.goalMeasured(g)))
+                        .append(", interval ").append(esc(Table.goalInterval(g))).append(", ")
                         .append(g.failed() ? "<b class=\"failed\">✗ NOT met</b>" : esc(g.verdictText())).append("</li>");
             }
             s.append("</ul>\n");

@@ -29,13 +29,19 @@ public final class MarkdownReport {
             row(s, goals.header());
             row(s, goals.header().stream().map(h -> "---").toList());
             goals.rows().forEach(r -> row(s, r.stream().map(c -> c.equals("NOT met") ? "❌ **NOT met**"
-                    : c.equals("met") ? "✅ met" : c).toList()));
+                    : c.equals("met") ? "✅ met" : c.equals("inconclusive") ? "❔ inconclusive" : c).toList()));
             s.append('\n');
+        }
+        for (String line : TextReport.busyMachine(lab)) {
+            s.append("⚠️ ").append(line.replace("BUSY", "**busy**")).append(".\n\n");
         }
         s.append("Every figure was measured on this machine in this run; *limit* is the physical ceiling ")
                 .append("(for a rate) or floor (for a time) of the variant here, *published* what the article reported ")
                 .append("on its own machine. A goal's figure is the median of its per-round figures or paired ")
-                .append("per-round ratios, with their range.\n");
+                .append("per-round ratios, with their range; its verdict is decided on the confidence interval of that ")
+                .append("median (the sign test's, at 95% where the rounds allow it, else at the level stated): met or NOT ")
+                .append("met when the whole interval is on one side of the target, inconclusive when it straddles it ")
+                .append("(doc/results.md).\n");
         if (lab.comparedWith() != null) {
             s.append("\nCompared with the run in `").append(lab.comparedWith()).append("`: a change is flagged when the ")
                     .append("two runs' per-round ranges do not overlap.\n");
@@ -48,7 +54,8 @@ public final class MarkdownReport {
                     .append(r.budgetSeconds() == null ? "" : " (budget " + r.budgetSeconds() + " s)")
                     .append(r.jdk() == null ? "" : ", JDK " + r.jdk()).append("\n\n");
             for (dev.weft.lab.Goal g : r.goals()) {
-                s.append("- Goal: ").append(g.name()).append(": ").append(Table.goalMeasured(g)).append(", ")
+                s.append("- Goal: ").append(g.name()).append(": ").append(Table.goalMeasured(g)).append(", interval ")
+                        .append(Table.goalInterval(g)).append(", ")
                         .append(g.failed() ? "**NOT met**" : g.verdictText()).append('\n');
             }
             if (!r.goals().isEmpty()) {

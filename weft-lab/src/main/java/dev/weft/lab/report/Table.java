@@ -57,10 +57,31 @@ public record Table(List<String> header, List<List<String>> rows) {
         for (LabResult.ScenarioGoal sg : lab.goals()) {
             Goal g = sg.goal();
             rows.add(List.of(sg.scenario().name() + jdkSuffix(sg.scenario(), lab), g.name(), goalMeasured(g),
-                    (Goal.AT_MOST.equals(g.direction()) ? "<= " : ">= ") + target(g.target(), g.unit()),
+                    goalInterval(g), (Goal.AT_MOST.equals(g.direction()) ? "<= " : ">= ") + target(g.target(), g.unit()),
                     g.verdictText()));
         }
-        return new Table(List.of("scenario", "goal", "measured", "target", "verdict"), rows);
+        return new Table(List.of("scenario", "goal", "measured", "interval", "target", "verdict"), rows);
+    }
+
+    /**
+     * The interval a goal was decided on, with its level: "1.020x to 1.150x (96.9%)"; "one figure"
+     * for a goal on a single figure; "-" for a result written before goals had intervals.
+     */
+    public static String goalInterval(Goal g) {
+        if (g.interval() == null) {
+            return "-";
+        }
+        if (g.interval().level() == null) {
+            return "one figure";
+        }
+        return goalFigure(g.interval().low(), g.unit()) + " to " + goalFigure(g.interval().high(), g.unit())
+                + String.format(Locale.ROOT, " (%s%%)", trim(100 * g.interval().level()));
+    }
+
+    /** 95, 96.9, 93.75: a percentage with the digits it needs, at most two. */
+    private static String trim(double percent) {
+        String s = String.format(Locale.ROOT, "%.2f", percent);
+        return s.replaceAll("\\.?0+$", "");
     }
 
     /** " (JDK 21)" when the scenario ran on another JDK than most of the run, else "". */

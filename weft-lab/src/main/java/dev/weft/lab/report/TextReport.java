@@ -14,6 +14,7 @@ public final class TextReport {
 
     private static final String RED = "\u001b[1;31m";
     private static final String GREEN = "\u001b[32m";
+    private static final String YELLOW = "\u001b[33m";
     private static final String RESET = "\u001b[0m";
 
     /**
@@ -28,7 +29,8 @@ public final class TextReport {
             String text = aligned(t, 0);
             if (colour) {
                 text = text.replaceAll("(?m)  NOT met$", "  " + RED + "NOT met" + RESET)
-                        .replaceAll("(?m)  met$", "  " + GREEN + "met" + RESET);
+                        .replaceAll("(?m)  met$", "  " + GREEN + "met" + RESET)
+                        .replaceAll("(?m)  inconclusive$", "  " + YELLOW + "inconclusive" + RESET);
             }
             s.append(text);
         }
@@ -37,7 +39,29 @@ public final class TextReport {
                 s.append(String.format(Locale.ROOT, "  %s did not run to the end: FAILED%n", r.name()));
             }
         }
+        for (String line : busyMachine(lab)) {
+            s.append("  ").append(line).append('\n');
+        }
         return s.append('\n').toString();
+    }
+
+    /**
+     * One sentence per scenario that started on a busy machine (other processes using more than
+     * half of the cores), so a reader knows whether to believe its verdicts; empty on a quiet machine.
+     */
+    public static List<String> busyMachine(LabResult lab) {
+        List<String> lines = new java.util.ArrayList<>();
+        for (ScenarioResult r : lab.scenarios()) {
+            if (r.ranOnABusyMachine()) {
+                var m = r.machine();
+                lines.add(String.format(Locale.ROOT, "the machine was BUSY when %s%s started: other processes used %.1f of"
+                                + " its %d cores (load average %s, %s stolen); its verdicts may be the machine's",
+                        r.name(), Table.jdkSuffix(r, lab), m.cpuBusyBefore() * m.cores(), m.cores(),
+                        m.loadBefore() == null ? "unknown" : String.format(Locale.ROOT, "%.2f", m.loadBefore()),
+                        m.stealBefore() == null ? "none known" : String.format(Locale.ROOT, "%.0f%%", 100 * m.stealBefore())));
+            }
+        }
+        return lines;
     }
 
     /**
@@ -73,7 +97,7 @@ public final class TextReport {
 
     /**
      * Each scenario's time against its budget and the run's total, on one line each, e.g.
-     * "time: 3 min 41 s in all, within the quick lab's 4 minutes".
+     * "time: 3 min 41 s in all, within the quick lab's 5 minutes".
      */
     public static String times(LabResult lab, Integer totalBudget) {
         StringBuilder s = new StringBuilder("time:");
@@ -112,7 +136,8 @@ public final class TextReport {
         List<Goal> goals = lab.goals().stream().map(LabResult.ScenarioGoal::goal).toList();
         long met = goals.stream().filter(g -> Goal.MET.equals(g.verdict())).count();
         long notMet = goals.stream().filter(Goal::failed).count();
-        long notJudged = goals.size() - met - notMet;
+        long inconclusive = goals.stream().filter(Goal::inconclusive).count();
+        long notJudged = goals.size() - met - notMet - inconclusive;
         long failed = lab.scenarios().stream().filter(r -> !r.ok()).count();
         StringBuilder s = new StringBuilder();
         if (goals.isEmpty()) {
@@ -122,6 +147,9 @@ public final class TextReport {
         }
         if (notMet > 0) {
             s.append(", ").append(notMet).append(" NOT met");
+        }
+        if (inconclusive > 0) {
+            s.append(", ").append(inconclusive).append(" inconclusive");
         }
         if (notJudged > 0) {
             s.append(", ").append(notJudged).append(" not judged (smoke run)");
@@ -150,8 +178,8 @@ public final class TextReport {
             s.append(aligned(t, 2));
         }
         for (Goal g : r.goals()) {
-            s.append("  goal: ").append(g.name()).append(": ").append(Table.goalMeasured(g)).append(", ")
-                    .append(g.verdictText()).append('\n');
+            s.append("  goal: ").append(g.name()).append(": ").append(Table.goalMeasured(g)).append(", interval ")
+                    .append(Table.goalInterval(g)).append(", ").append(g.verdictText()).append('\n');
         }
         if (r.limitNote() != null) {
             s.append("  limit: ").append(r.limitNote()).append('\n');

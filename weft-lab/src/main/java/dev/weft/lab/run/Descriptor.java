@@ -15,7 +15,7 @@ import java.util.Properties;
  * (space-separated options for the scenario's JVM), {@code timeout_quick_s},
  * {@code timeout_full_s} and {@code timeout_smoke_s} (after which the runner ends it), and
  * {@code budget_quick_s} and {@code budget_full_s}: the time the scenario is designed to take in
- * that mode, JVM start included. The quick lab's budgets add up to at most 4 minutes on 2 cores;
+ * that mode, JVM start included. The quick lab's budgets add up to at most 5 minutes on 2 cores (less the runner's time);
  * the runner reports a scenario that overran its budget (it is not failed for it).
  */
 public record Descriptor(String name, String article, String title, String source, String run,

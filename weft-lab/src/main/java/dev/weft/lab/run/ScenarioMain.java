@@ -33,7 +33,7 @@ public final class ScenarioMain {
         Mode mode = Mode.parse(args[1]);
         Path resultFile = Path.of(args[2]);
         Path workDir = Files.createDirectories(Path.of(args[3]));
-        ScenarioContext ctx = new ScenarioContext(mode, System.out, workDir);
+        ScenarioContext ctx = new ScenarioContext(mode, System.out, workDir, d.budgetSeconds(mode));
         long start = System.nanoTime();
         int status = 0;
         ScenarioResult result;

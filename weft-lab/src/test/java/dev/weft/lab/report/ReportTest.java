@@ -66,12 +66,18 @@ class ReportTest {
         LabResult lab = SampleLab.result();
         String text = TextReport.consoleSummary(lab, false, 240);
         List<String> lines = text.lines().toList();
-        assertTrue(lines.getFirst().startsWith("verdict: 2 of 3 goals met, 1 NOT met; 6 of 7 scenarios ran to the end"), text);
-        assertTrue(lines.get(1).matches("scenario +goal +measured +target +verdict"), "the verdict table comes next: " + text);
+        assertTrue(lines.getFirst().startsWith("verdict: 2 of 4 goals met, 1 NOT met, 1 inconclusive; 6 of 7 scenarios ran to the end"), text);
+        assertTrue(lines.get(1).matches("scenario +goal +measured +interval +target +verdict"), "the verdict table comes next: " + text);
         String contextRow = lines.stream().filter(l -> l.startsWith("context ")).findFirst().orElseThrow();
         assertTrue(contextRow.endsWith("  NOT met") && contextRow.contains("1.107x (median of 3 rounds"), contextRow);
+        assertTrue(contextRow.contains("1.107x to 1.210x (75%)"), "the interval beside the median: " + contextRow);
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("fanout ") && l.endsWith("  met")), text);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("switch ") && l.endsWith("  inconclusive")),
+                "an interval that straddles the target decides nothing: " + text);
         assertTrue(text.contains("  http did not run to the end: FAILED"), text);
+        assertTrue(text.contains("  the machine was BUSY when context started: other processes used 1.4 of its 2 cores"
+                + " (load average 3.20, 1% stolen)"), "the verdict says where the machine was busy: " + text);
+        assertFalse(text.contains("BUSY when fanout"), "a quiet machine is not called busy: " + text);
         int verdict = text.indexOf("verdict:");
         int details = text.indexOf("\nfanout: N HTTP GETs");
         int pinning21 = text.indexOf("\npinning (JDK 21): 1,000 virtual threads");

@@ -1,8 +1,10 @@
 package dev.weft.lab.scenarios.http;
 
 import clojure.java.api.Clojure;
+import dev.weft.lab.Memory;
+import dev.weft.lab.MemoryMeter;
 import dev.weft.lab.report.Json;
-import dev.weft.thread.SchedulerSampler;
+import dev.weft.scheduler.SchedulerSampler;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +22,12 @@ import org.eclipse.jetty.server.Server;
  * starts two servers: its defaults (HTTP/1.1, and WebSockets on {@code /ws}) and one with HTTP/2 on
  * (h2c), and writes both ports, {@code <port> <h2c-port>}. Each line
  * {@code report <file>} on standard input writes what the scheduler did since the last report (or
- * the start) to that file and starts a new sample; {@code reset} only starts a new one. It exits at
- * the end of its input; the lab also ends it by PID.
+ * the start) to that file and starts a new sample; {@code reset} only starts a new one, and marks
+ * the start of a variant's memory window; {@code memory <file>} writes the JVM's {@link Memory} since
+ * that mark (collector pauses, heap peak, allocated bytes); {@code alloc <file> <from-ms> <to-ms>}
+ * writes {@code {"bytes": n}}, the bytes the JVM allocated between two wall-clock times (a load
+ * window's bounds, read from an {@link AllocationTimeline}; -1 when not covered). It exits at the end
+ * of its input; the lab also ends it by PID.
  */
 public final class HttpServerMain {
 
@@ -51,6 +57,8 @@ public final class HttpServerMain {
         System.out.println(args[0] + " listening on 127.0.0.1:" + port);
 
         SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(50));
+        AllocationTimeline allocations = AllocationTimeline.start();
+        MemoryMeter.Mark memory = MemoryMeter.mark();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line; (line = in.readLine()) != null; ) {
             String[] f = line.strip().split(" ", 2);
@@ -58,18 +66,36 @@ public final class HttpServerMain {
                 case "reset" -> {
                     sampler.stop();
                     sampler = SchedulerSampler.start(Duration.ofMillis(50));
+                    memory = MemoryMeter.mark();
                 }
                 case "report" -> {
-                    Path file = Path.of(f[1]);
-                    Path part = file.resolveSibling(file.getFileName() + ".tmp");
-                    Json.write(part, sampler.stop().toMap());
-                    Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                    write(Path.of(f[1]), sampler.stop().toMap());
                     sampler = SchedulerSampler.start(Duration.ofMillis(50));
+                }
+                case "memory" -> write(Path.of(f[1]), memory.since(args[0]));
+                case "alloc" -> {
+                    String[] a = f[1].split(" ");
+                    long bytes = -1;
+                    // The window may have closed less than one reading ago: wait for the next one.
+                    for (int i = 0; allocations != null && bytes < 0 && i < 10; i++) {
+                        bytes = allocations.bytesBetween(Long.parseLong(a[1]), Long.parseLong(a[2]));
+                        if (bytes < 0) {
+                            Thread.sleep(2L * AllocationTimeline.PERIOD_MS);
+                        }
+                    }
+                    write(Path.of(a[0]), java.util.Map.of("bytes", bytes));
                 }
                 default -> System.err.println("unknown command: " + line);
             }
         }
         System.exit(0);
+    }
+
+    /** Writes {@code value} as JSON to {@code file} atomically: the scenario waits for the file to appear. */
+    private static void write(Path file, Object value) throws java.io.IOException {
+        Path part = file.resolveSibling(file.getFileName() + ".tmp");
+        Json.write(part, value);
+        Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
     private static String port(Server server) {

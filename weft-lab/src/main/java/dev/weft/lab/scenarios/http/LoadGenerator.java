@@ -93,7 +93,8 @@ final class LoadGenerator {
         for (Thread t : running) {
             t.join(TimeUnit.SECONDS.toMillis(30));
         }
-        return result(workers, measured.seconds(), measured.serverCpu(), measured.clientCpu());
+        return result(workers, measured.seconds(), measured.serverCpu(), measured.clientCpu())
+                .withWindow(measured.startEpochMs(), measured.endEpochMs());
     }
 
     /** The CPU time of process {@code pid} so far, if the OS tells. */
@@ -105,22 +106,25 @@ final class LoadGenerator {
      * A measured window: its start's wall clock and the CPU time of the server JVM and of this
      * (load) JVM, read when it opens, so that {@link #close()} gives what the window took.
      */
-    record Window(long serverPid, Optional<Duration> serverCpu, Optional<Duration> clientCpu, long startNanos) {
+    record Window(long serverPid, Optional<Duration> serverCpu, Optional<Duration> clientCpu, long startNanos,
+                  long startEpochMs) {
 
         /** Opens a window now. */
         static Window open(long serverPid) {
-            return new Window(serverPid, cpu(serverPid), ProcessHandle.current().info().totalCpuDuration(), System.nanoTime());
+            return new Window(serverPid, cpu(serverPid), ProcessHandle.current().info().totalCpuDuration(), System.nanoTime(),
+                    System.currentTimeMillis());
         }
 
         /** Closes the window now: its wall seconds and the CPU seconds each JVM spent in it (null if unreadable). */
         Measured close() {
             long end = System.nanoTime();
             return new Measured((end - startNanos) / 1e9, seconds(serverCpu, cpu(serverPid)),
-                    seconds(clientCpu, ProcessHandle.current().info().totalCpuDuration()));
+                    seconds(clientCpu, ProcessHandle.current().info().totalCpuDuration()), startEpochMs,
+                    System.currentTimeMillis());
         }
 
-        /** What a window measured. */
-        record Measured(double seconds, Double serverCpu, Double clientCpu) {
+        /** What a window measured, and its wall-clock bounds (epoch milliseconds). */
+        record Measured(double seconds, Double serverCpu, Double clientCpu, long startEpochMs, long endEpochMs) {
         }
     }
 

@@ -40,8 +40,11 @@ final class Wrk {
             wrk(url, plan.connections(), plan.threads(), seconds(plan.warmupMs()));
         }
         Optional<Duration> cpu0 = LoadGenerator.cpu(plan.serverPid());
+        long startMs = System.currentTimeMillis();
         String report = wrk(url, plan.connections(), plan.threads(), seconds(plan.durationMs()));
-        return parse(report, plan.connections(), LoadGenerator.seconds(cpu0, LoadGenerator.cpu(plan.serverPid())));
+        long endMs = System.currentTimeMillis();
+        return parse(report, plan.connections(), LoadGenerator.seconds(cpu0, LoadGenerator.cpu(plan.serverPid())))
+                .withWindow(startMs, endMs);
     }
 
     private static int seconds(long ms) {

@@ -8,9 +8,9 @@ import dev.weft.pin.PinCapture;
 import dev.weft.pin.PinEvent;
 import dev.weft.pin.PinMonitor;
 import dev.weft.pin.PinReport;
-import dev.weft.thread.SchedulerSampler;
-import dev.weft.thread.SchedulerSamples;
-import dev.weft.thread.SchedulerSnapshot;
+import dev.weft.scheduler.SchedulerSampler;
+import dev.weft.scheduler.SchedulerSamples;
+import dev.weft.scheduler.SchedulerSnapshot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
@@ -146,6 +146,11 @@ public final class PinningScenario implements Scenario {
         List<Double> latencies = assertionLatencies(ctx);
         int tunedThreads = plan(ctx.mode(), Kind.CLASS_INIT, threads).threads();
         List<Tuned> tuned = carrierTuning(ctx, tunedThreads);
+        java.util.Optional<Path> agentJar = AgentOverhead.agentJar();
+        if (agentJar.isPresent()) {
+            ctx.progress("weft agent overhead on no-lock: child JVMs without and with -javaagent, alternating");
+        }
+        AgentOverhead.Result agent = agentJar.isPresent() ? AgentOverhead.measure(ctx, threads, agentJar.get()) : null;
 
         for (Kind kind : Kind.values()) {
             Measured m = measured.get(kind);
@@ -172,6 +177,14 @@ public final class PinningScenario implements Scenario {
                         .extra("iterations_with_monitor", Arrays.stream(overhead.on()).boxed().toList())
                         .extra("assertion_latency_ms_median", Stats.median(toArray(latencies)))
                         .extra("assertion_latency_ms", latencies);
+                if (agent != null) {
+                    v.extra("throughput_without_agent", Stats.median(agent.off()))
+                            .extra("throughput_with_agent", Stats.median(agent.on()))
+                            .extra("agent_overhead_ratio", agent.ratio())
+                            .extra("iterations_without_agent", Arrays.stream(agent.off()).boxed().toList())
+                            .extra("iterations_with_agent", Arrays.stream(agent.on()).boxed().toList())
+                            .extra("agent_overhead_seconds", agent.seconds());
+                }
             }
             v.add();
         }
@@ -191,6 +204,17 @@ public final class PinningScenario implements Scenario {
                     .add();
         }
         notes(ctx, measured, parallelism, pins, overhead, latencies, tuned, monitored);
+        if (agent == null) {
+            ctx.note("The weft agent's overhead was not measured: weft-agent is not a jar on this classpath (./weft install,"
+                    + " or a build through the package phase, makes it).");
+        } else {
+            ctx.note(String.format(Locale.ROOT, "The weft agent (-javaagent, pins and starvation, its defaults) on a workload"
+                    + " that never pins: no-lock ran %,.0f tasks/s with it, %,.0f without (ratio %.3f, %d+%d operations in"
+                    + " child JVMs started alternately without and with it, %.1f s in all).", Stats.median(agent.on()),
+                    Stats.median(agent.off()), agent.ratio(), agent.on().length, agent.off().length, agent.seconds()));
+            ctx.goal("the weft agent costs at most 2% on a workload that never pins (with/without)")
+                    .measured(agent.ratio()).unit("x").atLeast(0.98).add();
+        }
     }
 
     private static double limit(Kind kind, int threads, int parallelism) {
@@ -425,11 +449,11 @@ public final class PinningScenario implements Scenario {
         for (int carriers : TUNED_CARRIERS) {
             ctx.progress("class-init with " + carriers + " carriers, in a JVM of its own (-Djdk.virtualThreadScheduler.parallelism="
                     + carriers + ")");
-            List<String> command = dev.weft.lab.Jvm.command(
-                    List.of("-Djdk.virtualThreadScheduler.parallelism=" + carriers, "-XX:+EnableDynamicAgentLoading"),
-                    System.getProperty("java.class.path"), CarrierTuning.class.getName(), List.of(Integer.toString(threads)));
+            // Started through the context, like every helper JVM, so the lab ends it if the scenario dies.
             Path log = ctx.workDir().resolve("carrier-tuning-" + carriers + ".log");
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            Process p = ctx.startJvm("carrier-tuning-" + carriers,
+                    List.of("-Djdk.virtualThreadScheduler.parallelism=" + carriers, "-XX:+EnableDynamicAgentLoading"),
+                    CarrierTuning.class.getName(), List.of(Integer.toString(threads)));
             try {
                 if (!p.waitFor(120, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("class-init with " + carriers + " carriers did not finish within 120 s; see " + log);

@@ -63,7 +63,10 @@ public final class SwitchScenario implements Scenario {
             Collections.shuffle(order);
             for (String name : order) {
                 Variant v = variants.get(name);
-                double ns = v.body.run() / v.switches;
+                double ns;
+                try (var w = ctx.measuring(name)) {
+                    ns = v.body.run() / v.switches;
+                }
                 v.perSwitchNs.add(ns);
                 ctx.progress(String.format(Locale.ROOT, "round %d: %-16s %,8.0f ns per switch", round + 1, name, ns));
             }

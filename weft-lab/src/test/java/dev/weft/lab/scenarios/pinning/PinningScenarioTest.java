@@ -57,6 +57,11 @@ class PinningScenarioTest {
         assertTrue((double) noLock.get("assertion_latency_ms_median") > 0, noLock.toString());
         assertTrue(ctx.notes().stream().anyMatch(n -> n.startsWith("Pins seen by weft's pin monitor")), ctx.notes().toString());
         assertTrue(ctx.goals().stream().anyMatch(g -> g.name().startsWith("the pin monitor costs at most 2%")), ctx.goals().toString());
+        if (AgentOverhead.agentJar().isPresent()) {   // the shaded jar (a build through the package phase)
+            assertTrue((double) noLock.get("agent_overhead_ratio") > 0, noLock.toString());
+            assertTrue(ctx.goals().stream().anyMatch(g -> g.name().startsWith("the weft agent costs at most 2%")),
+                    ctx.goals().toString());
+        }
         assertEquals(4, ctx.notes().stream().filter(n -> n.startsWith("Bystander during ")).count(), ctx.notes().toString());
         assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("weft-pin-monitor-")),
                 "every monitor was stopped");

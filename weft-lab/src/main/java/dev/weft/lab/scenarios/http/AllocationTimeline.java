@@ -1,0 +1,87 @@
+package dev.weft.lab.scenarios.http;
+
+import dev.weft.lab.MemoryMeter;
+import java.util.Arrays;
+
+/**
+ * The server JVM's allocated bytes over time, so that the bytes allocated inside a load window
+ * can be read after it, from the window's wall-clock bounds as the load generator (another JVM, or
+ * wrk) reports them: a platform daemon thread reads {@link MemoryMeter#allocatedBytes()} every
+ * {@value #PERIOD_MS} ms, and {@link #bytesBetween} interpolates linearly between the readings
+ * around each bound (a bound 10 ms off in a window of a second moves the figure by about 1%).
+ *
+ * <p>Only the latest {@value #CAPACITY} readings are kept (a minute and a half), longer than any
+ * window plus the time it takes the scenario to ask.
+ */
+final class AllocationTimeline {
+
+    static final int PERIOD_MS = 10;
+    static final int CAPACITY = 9_000;
+
+    private final long[] times = new long[CAPACITY];
+    private final long[] bytes = new long[CAPACITY];
+    private long count;
+
+    private AllocationTimeline() {
+    }
+
+    /** Starts sampling this JVM; null when the JVM cannot tell its allocated bytes. */
+    static AllocationTimeline start() {
+        if (MemoryMeter.allocatedBytes() < 0) {
+            return null;
+        }
+        AllocationTimeline t = new AllocationTimeline();
+        Thread.ofPlatform().name("weft-lab-alloc-timeline").daemon(true).start(() -> {
+            while (true) {
+                t.record(System.currentTimeMillis(), MemoryMeter.allocatedBytes());
+                try {
+                    Thread.sleep(PERIOD_MS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        return t;
+    }
+
+    synchronized void record(long epochMs, long allocated) {
+        int i = (int) (count % CAPACITY);
+        times[i] = epochMs;
+        bytes[i] = allocated;
+        count++;
+    }
+
+    /**
+     * The bytes allocated between two wall-clock times (epoch milliseconds), or -1 when the readings
+     * do not cover both (the window is older than the kept readings, or still running).
+     */
+    synchronized long bytesBetween(long fromMs, long toMs) {
+        long first = Math.max(0, count - CAPACITY);
+        if (count < 2 || fromMs > toMs) {
+            return -1;
+        }
+        double from = at(fromMs, first);
+        double to = at(toMs, first);
+        return Double.isNaN(from) || Double.isNaN(to) ? -1 : Math.round(to - from);
+    }
+
+    /** The allocated bytes at {@code ms}, interpolated; NaN outside the readings. */
+    private double at(long ms, long first) {
+        long[] t = new long[(int) (count - first)];
+        for (long k = first; k < count; k++) {
+            t[(int) (k - first)] = times[(int) (k % CAPACITY)];
+        }
+        int pos = Arrays.binarySearch(t, ms);
+        if (pos >= 0) {
+            return bytes[(int) ((first + pos) % CAPACITY)];
+        }
+        int after = -pos - 1;
+        if (after == 0 || after == t.length) {
+            return Double.NaN;
+        }
+        int a = (int) ((first + after - 1) % CAPACITY);
+        int b = (int) ((first + after) % CAPACITY);
+        double share = (double) (ms - times[a]) / Math.max(1, times[b] - times[a]);
+        return bytes[a] + share * (bytes[b] - bytes[a]);
+    }
+}

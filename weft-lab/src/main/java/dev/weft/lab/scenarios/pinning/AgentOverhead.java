@@ -1,0 +1,101 @@
+package dev.weft.lab.scenarios.pinning;
+
+import dev.weft.lab.ScenarioContext;
+import dev.weft.lab.Stats;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The weft agent's overhead on {@code no-lock}, which never pins: child JVMs run the workload
+ * without and with {@code -javaagent:weft-agent.jar} (both detectors, its defaults), in pairs
+ * whose order alternates so that drift cancels out. Each child warms up by time, then prints one
+ * line per operation, {@code weft-agent-overhead: tasks_per_s=X}. The ratio is the median with
+ * the agent over the median without.
+ */
+public final class AgentOverhead {
+
+    static final String PREFIX = "weft-agent-overhead: ";
+
+    /** Throughputs of every measured operation, without and with the agent, and the time it all took. */
+    record Result(double[] off, double[] on, double seconds) {
+        /** Median throughput with the agent divided by the median without it. */
+        double ratio() {
+            return Stats.median(on) / Stats.median(off);
+        }
+    }
+
+    private AgentOverhead() {
+    }
+
+    /** The agent jar on this classpath (the shaded one weft-agent installs), or empty when it is not a jar here. */
+    static Optional<Path> agentJar() {
+        try {
+            Path p = Path.of(dev.weft.agent.WeftAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Files.isRegularFile(p) && p.toString().endsWith(".jar") ? Optional.of(p) : Optional.empty();
+        } catch (Exception | LinkageError e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Runs the pairs: smoke 1 pair of 2 operations, quick 1 pair of 6 (two JVM starts, for quick mode's 5 s), full 6 pairs of 20. */
+    static Result measure(ScenarioContext ctx, int threads, Path agent) throws Exception {
+        int pairs = ctx.size(1, 1, 6);
+        int ops = ctx.size(2, 6, 20);
+        int warmupMs = ctx.size(0, 300, 2_000);
+        long start = System.nanoTime();
+        List<Double> off = new ArrayList<>();
+        List<Double> on = new ArrayList<>();
+        for (int pair = 0; pair < pairs; pair++) {
+            for (int i = 0; i < 2; i++) {
+                boolean withAgent = (pair + i) % 2 == 1;   // off-on, then on-off, ...
+                List<String> jvmArgs = withAgent ? List.of("-javaagent:" + agent) : List.of();
+                String label = "agent-overhead-" + pair + (withAgent ? "-on" : "-off");
+                Process p = ctx.startJvm(label, jvmArgs, AgentOverhead.class.getName(),
+                        List.of(Integer.toString(threads), Integer.toString(ops), Integer.toString(warmupMs)));
+                Path log = ctx.workDir().resolve(label + ".log");
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException(label + " did not finish within 120 s; see " + log);
+                }
+                List<Double> found = read(log);
+                if (p.exitValue() != 0 || found.size() != ops) {
+                    throw new IllegalStateException(label + " exited with " + p.exitValue() + " and " + found.size()
+                            + " of " + ops + " results; see " + log);
+                }
+                (withAgent ? on : off).addAll(found);
+            }
+        }
+        return new Result(off.stream().mapToDouble(Double::doubleValue).toArray(),
+                on.stream().mapToDouble(Double::doubleValue).toArray(), (System.nanoTime() - start) / 1e9);
+    }
+
+    private static List<Double> read(Path log) throws IOException {
+        return Files.readAllLines(log).stream().filter(l -> l.startsWith(PREFIX))
+                .map(l -> Double.parseDouble(l.substring(PREFIX.length() + "tasks_per_s=".length()))).toList();
+    }
+
+    /**
+     * The child: {@code threads ops warmupMs}; runs no-lock operations for {@code warmupMs}, then
+     * {@code ops} measured ones, one line each.
+     */
+    public static void main(String[] args) throws Exception {
+        int threads = Integer.parseInt(args[0]);
+        int ops = Integer.parseInt(args[1]);
+        long warmupEnd = System.nanoTime() + Duration.ofMillis(Long.parseLong(args[2])).toNanos();
+        do {
+            PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
+        } while (System.nanoTime() - warmupEnd < 0);
+        for (int i = 0; i < ops; i++) {
+            long t0 = System.nanoTime();
+            PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
+            System.out.println(PREFIX + String.format(Locale.ROOT, "tasks_per_s=%.3f", threads / ((System.nanoTime() - t0) / 1e9)));
+        }
+    }
+}
