@@ -71,3 +71,7 @@
       (is (= ["io" "take"] [(.getString e "workload") (.getString e "operation")]))
       (is (.contains (.getString e "at") "weft.async_jfr_test"))
       (is (.contains (.getString e "stack") "CountDownLatch.await")))))
+
+(deftest the-deprecated-class-in-weft-core-names-the-same-event
+  (is (= "dev.weft.PipelineStop" dev.weft.async.PipelineStopEvent/NAME dev.weft.jfr.PipelineStopEvent/NAME)
+      "code that read the name from weft-core's dev.weft.jfr.PipelineStopEvent still gets the recorded name"))
