@@ -39,7 +39,8 @@ class LabSmokeTest {
                     "weft-ring-ws"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
             "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",
-                    "weft-process", "weft-pipeline"));
+                    "weft-process", "weft-pipeline", "core-async-go+weft", "core-async-thread+weft",
+                    "core-async-pipeline-blocking+weft"));
 
     @TempDir
     Path out;
