@@ -23,13 +23,14 @@ export MAVEN_OPTS="${MAVEN_OPTS:-} $quiet_unsafe"
 version=${WEFT_VERSION:-$(sed -n '0,/<artifactId>weft-parent<\/artifactId>/d; s:.*<version>\(.*\)</version>.*:\1:p' "$root/pom.xml" | head -n 1)}
 
 # The library modules: every weft artifact the BOM pins, but weft-cli, a runnable jar with its
-# dependencies (weft-core among them) inside, which is run, not put on a classpath.
+# dependencies (weft-core among them) inside, which is run, not put on a classpath, and
+# weft-maven-plugin, which Maven runs.
 libraries() {
   if [ -f "$root/weft-bom/pom.xml" ]; then
     sed -n '/<dependencyManagement>/,/<\/dependencyManagement>/ s:.*<artifactId>\(weft-[^<]*\)</artifactId>.*:\1:p' "$root/weft-bom/pom.xml"
   else   # before the BOM: the reactor's modules that are published
     sed -n 's:^ *<module>\(.*\)</module>.*:\1:p' "$root/pom.xml" | grep -v -x -e weft-lab -e weft-bench -e weft-test-browser -e weft-bom
-  fi | grep -v -x weft-cli
+  fi | grep -v -x -e weft-cli -e weft-maven-plugin
 }
 
 # Writes target/readme/pom.xml (pom.xml with a dependency per library module) and resolves its

@@ -203,4 +203,66 @@ for pom in "$ROOT"/examples/*/pom.xml; do
     test_report "$name, JDK $jdk_major" "$p" "$f"
   fi
 done
+
+# weft-maven-plugin's example fails its build where the audit says so: at release 21 its
+# synchronized socket read is an error (the build above, at release 25, passed with it as info).
+plugin_example="$ROOT/examples/maven-plugin-audit"
+if [ -f "$plugin_example/pom.xml" ]; then
+  step "building examples/maven-plugin-audit at release 21 (the audit must fail it)"
+  rm -rf "$plugin_example/target"
+  log="$work/maven-plugin-audit-21.log"
+  set +e
+  MAVEN_POM=$plugin_example/pom.xml maven -Dweft.version="$version" -Dmaven.compiler.release=21 verify > "$log" 2>&1
+  status=$?
+  set -e
+  rm -rf "$plugin_example/target"
+  if [ "$status" -ne 0 ] && grep -q 'LineClient.ask .*\[synchronized-blocking\]' "$log" \
+     && grep -q 'weft audit: 3 errors, 0 warnings, 0 info at target JDK 21' "$log"; then
+    test_report "examples/maven-plugin-audit at release 21 fails on the audit, JDK $JDK_MAJOR" 1 0
+  else
+    grep -E '^\[ERROR\]|weft audit' "$log" | head -n 10
+    say "examples/maven-plugin-audit at release 21: the build should have failed on the audit's error (exit $status; log: $log)"
+    test_report "examples/maven-plugin-audit at release 21 fails on the audit, JDK $JDK_MAJOR" 0 1
+  fi
+fi
+
+# examples/clojure-deps: a deps.edn project, its classpath resolved by tools.deps from Maven Central
+# (the Clojure CLI cannot be installed here; build/tools-deps/pom.xml), weft from the scratch
+# repository, anything else from the user's (minus weft) as a file:// repository. Its README's
+# deps.edn block must be the deps.edn the test uses, and its weft coordinates those of the top
+# README's deps.edn block.
+deps_dir="$ROOT/examples/clojure-deps"
+if [ -f "$deps_dir/deps.edn" ]; then
+  name="examples/clojure-deps"
+  step "resolving and testing $name with tools.deps on JDK $JDK_MAJOR"
+  log="$work/clojure-deps.log"
+  readme_deps=$(awk '/^```edn/ { if (seen) exit; on = 1; next } /^```/ { if (on) { on = 0; seen = 1 } next } on' "$deps_dir/README.md")
+  set +e
+  weft_coords() { grep -o 'dev\.weft/[a-z-]* *{:mvn/version "[^"]*"}' | tr -s ' ' | sort; }
+  top_deps=$(awk '!open && /^```edn[ \t]*$/ { open = 1; body = ""; next }
+                  open && /^```[ \t]*$/ { open = 0; if (index(body, ":deps")) { printf "%s", body; exit } next }
+                  open { body = body $0 "\n" }' "$ROOT/README.md" | weft_coords)
+  if [ "$readme_deps" != "$(cat "$deps_dir/deps.edn")" ]; then
+    test_fail "$name, JDK $JDK_MAJOR" "its README's first edn block is not its deps.edn: the README must show what the test uses"
+  elif [ -z "$top_deps" ] || [ "$top_deps" != "$(weft_coords < "$deps_dir/deps.edn")" ]; then
+    test_fail "$name, JDK $JDK_MAJOR" "its deps.edn does not name the weft modules of README.md's deps.edn block: keep them the same"
+  elif ! maven -q -f "$ROOT/build/tools-deps/pom.xml" dependency:build-classpath -Dmdep.outputFile="$work/tools-deps.cp" > "$log" 2>&1; then
+    test_fail "$name, JDK $JDK_MAJOR" "tools.deps could not be resolved from Maven Central (log: $log)"
+  else
+    TOOLS_DEPS_CP=$(cat "$work/tools-deps.cp") M2=$scratch M2_TAIL=$tail_repo "$deps_dir/test.sh" >> "$log" 2>&1
+    status=$?
+    read -r p f < <(awk '/^Ran [0-9]+ tests/ { n += $2 } /^[0-9]+ failures, [0-9]+ errors/ { bad += $1 + $3 }
+                         END { printf "%d %d\n", (n > bad ? n - bad : 0), bad }' "$log")
+    if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
+      tail -n 20 "$log"
+      test_fail "$name, JDK $JDK_MAJOR" "tools.deps or the test JVM failed, no test did (log: $log)"
+    elif [ $((p + f)) -eq 0 ]; then
+      test_fail "$name, JDK $JDK_MAJOR" "ran no test (log: $log)"
+    else
+      test_report "$name, JDK $JDK_MAJOR" "$p" "$f"
+    fi
+  fi
+  set -e
+  rm -rf "$deps_dir/.cpcache"
+fi
 step "done"

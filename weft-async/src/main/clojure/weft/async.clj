@@ -52,13 +52,24 @@
   whether this code runs on a virtual thread, processes running), `measure-threads` what a
   call used (wall time, peak platform threads, processes), `processes` lists the live ones.
 
+  core.async's own executors. `executor-factory`, named by the system property
+  `-Dclojure.core.async.executor-factory=weft.async/executor-factory`, runs existing core.async
+  code on virtual threads without a rewrite: `thread`, `io-thread`, `pipeline-blocking` workers
+  and go-block dispatch each get a named virtual thread (`async-mixed-<n>`, ...), with the
+  context keys of whoever started them, counted in `thread-stats`. A virtual thread parked on a
+  channel nobody will use again never ends (the reason core.async keeps go blocks off virtual
+  threads): `stragglers` lists those tasks with the line that waits, and `straggler-count`
+  feeds metrics.
+
   Options are trailing maps (`process-call`, `pipeline`, `leak-report`, `measure-threads`);
   each function's docstring lists its own. The table of every weft option is doc/options.md."
   (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
             [clojure.core.async :as a]
+            [weft.async.impl.executors :as executors]
             [weft.async.impl.ops :as ops]
             [weft.async.impl.pipeline :as pipeline]
             [weft.async.impl.registry :as registry]
+            [weft.async.impl.tasks :as tasks]
             [weft.thread :as core]
             [weft.impl :as wimpl]
             [weft.impl.options :as options])
@@ -281,15 +292,18 @@
   "Thread accounting now, what the article printed by hand: the scheduler and platform
   thread figures of `weft.thread/scheduler-snapshot` (`:live-platform-threads`,
   `:peak-platform-threads`, `:mounted-virtual-threads`, ...), the calling thread's
-  `:thread` name and whether it is `:virtual?`, and `:processes`: `:running`,
+  `:thread` name and whether it is `:virtual?`, `:processes`: `:running`,
   `:peak-running` (since the JVM started or the last `measure-threads`), and how many
   `:started`, `:completed`, `:failed` and `:cancelled` (pipeline threads count as
-  started, not as completed or failed)."
+  started, not as completed or failed), and `:executors`: for each core.async workload that
+  ran a task on `executor-factory`'s executors, `{:running :queued :started :completed
+  :failed}` (`:queued`: waiting for room under a `:max-concurrency` cap)."
   []
   (assoc (core/scheduler-snapshot)
          :thread (.getName (Thread/currentThread))
          :virtual? (core/virtual-thread?)
-         :processes (registry/counts)))
+         :processes (registry/counts)
+         :executors (tasks/counts)))
 
 (defn measure-threads
   "Calls `f` (no arguments) and returns what it used: `{:value (f) :wall-ms ...
@@ -318,6 +332,109 @@
       :peak-processes (registry/peak)
       :scheduler (into {} (map (fn [[k v]] [(keyword (.replace ^String k "_" "-")) v])) (.toMap samples))})))
 
+;; ---------------------------------------------------------------------------------------
+;; core.async's executors.
+
+(defonce ^:private current-options
+  ;; the options of the factory core.async uses (the last one made), for stragglers' default threshold
+  (atom nil))
+
+(defn executor-factory-of
+  "A core.async executor factory with options `opts`: a function of a workload keyword that
+  returns its java.util.concurrent.Executor, or nil for core.async's own, made once per
+  workload. Name it in `-Dclojure.core.async.executor-factory` through a var of your own,
+  `(def factory (weft.async/executor-factory-of {...}))`, to configure it in code; the
+  options are read once, here. See `executor-factory` for what the executors do.
+
+  Throws dev.weft.clj.InvalidOptionException (an IllegalArgumentException) for a bad option."
+  ([] (executor-factory-of nil))
+  ([opts]
+   (let [opts (options/check executors/spec opts)
+         made (into {} (map (fn [w] [w (delay (executors/executor-for opts w))])) executors/workloads)
+         report (delay (executors/start-report! opts))]
+     (reset! current-options opts)
+     (fn factory [workload]
+       @report
+       (some-> (get made workload) deref)))))
+
+(defonce ^:private property-factory
+  (delay (executor-factory-of (executors/from-properties))))
+
+(defn executor-factory
+  "core.async's executor factory, for
+  `-Dclojure.core.async.executor-factory=weft.async/executor-factory`: existing core.async
+  code runs on virtual threads, with no change to the code. core.async (1.9.865) calls it
+  once per workload, on its first dispatch, and keeps what it returns for the life of the
+  JVM; this namespace loads then, if it has not already (loading it starts no core.async
+  work).
+
+  - `:io` (`io-thread`), `:mixed` (`thread`, `pipeline-blocking`'s workers) and
+    `:core-async-dispatch` (go blocks, `put!`/`take!` callbacks): one new virtual thread per
+    task, named `async-io-<n>`, `async-mixed-<n>`, `async-dispatch-<n>`, optionally capped.
+  - `:compute` (`pipeline`'s workers): daemon platform threads `async-compute-<n>`, as many
+    as the cores (core.async's own is an unbounded pool).
+  - any other workload: nil, core.async's default.
+
+  Each task runs with the context keys (weft.context) bound where core.async was handed it
+  (not go-block dispatch, whose hand-over is whoever completed a channel op), is counted in
+  `thread-stats`' `:executors`, and is registered while it runs, so that `stragglers` can
+  find it. The options come from system properties, read on the first call:
+  `weft.async.executor.virtual` (`io,mixed,core-async-dispatch`), `weft.async.executor.max-concurrency`
+  (`io=500,mixed=200`), `weft.async.executor.compute-threads`, `weft.async.executor.context`
+  (true/false), `weft.async.straggler-threshold` and `weft.async.straggler-report`
+  (milliseconds); `executor-factory-of` takes them as a map.
+
+  A cap (max-concurrency) queues the tasks beyond it, in order. Tasks that wait for each
+  other (a `thread` that takes what another `thread` puts) deadlock once the cap is full of
+  waiters and the task they wait for is queued: cap only work that never waits on work of
+  the same workload, and never `:core-async-dispatch` when go blocks block.
+
+  Throws IllegalArgumentException naming the system property when one is bad."
+  [workload]
+  (@property-factory workload))
+
+(defn- straggler-threshold-ms
+  "`(:threshold opts)` in milliseconds, else the factory's :straggler-threshold, else the
+  system property's, else 10 s."
+  ^double [opts]
+  (if-some [t (:threshold opts)]
+    (/ (.toNanos ^Duration t) 1e6)
+    (executors/threshold-ms (or @current-options (options/check executors/spec nil)))))
+
+(def ^:private stragglers-options
+  (options/spec "weft.async/stragglers"
+                [{:key :threshold :type :duration
+                  :default-doc "the factory's :straggler-threshold (10000 ms unless set)"
+                  :doc "report tasks that have run at least this long"}]
+                {:example "{:threshold 5000}"}))
+
+(defn stragglers
+  "The tasks that core.async runs on `executor-factory`'s executors and that are parked in a
+  channel op (core.async's or this namespace's `<!!`, `>!!`, `alts!!`) after running for at
+  least `:threshold`, oldest first: most likely a `thread` or a pipeline worker waiting on a
+  channel nobody will use again, which on a virtual thread never ends. Each is a map:
+  `:id`, `:workload`, `:thread` (its name), `:virtual?`, `:op` (:take, :put or :alts),
+  `:age-ms` (since the task started), `:at` (the first frame of the code that waits, outside
+  the JDK, Clojure, core.async and weft) and `:stack` (the thread's stack, as strings).
+
+  A task is reported when it is parked in a channel op now, however long it has been parked:
+  `:age-ms` is an upper bound of the wait. Each straggler found for the first time gets a
+  dev.weft.AsyncStraggler JFR event. Tasks on core.async's own executors are not seen: they
+  are invisible without the factory."
+  ([] (stragglers nil))
+  ([opts]
+   (tasks/stragglers (straggler-threshold-ms (options/check stragglers-options opts)))))
+
+(defn straggler-count
+  "How many tasks `stragglers` would list now (options as there), for metrics: the Micrometer
+  gauge `weft.async.stragglers` (`weft.micrometer/async-metrics`) reads it."
+  (^long [] (straggler-count nil))
+  (^long [opts]
+   (tasks/straggler-count (straggler-threshold-ms (options/check stragglers-options opts)))))
+
+(options/document! #'executor-factory-of executors/spec)
+(options/document! #'stragglers stragglers-options)
+(options/document! #'straggler-count stragglers-options)
 (options/document! #'process-call process-options)
 (options/document! #'pipeline pipeline-options)
 (options/document! #'leak-report leak-report-options)

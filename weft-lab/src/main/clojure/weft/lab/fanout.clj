@@ -8,6 +8,14 @@
     virtual-threads               one plain virtual thread per request: the reference
     weft-process                  one weft.async process per request, in a scope
     weft-pipeline                 weft.async `pipeline` with n = N, in a scope
+  and the three core.async variants again with weft as core.async's executor factory
+  (-Dclojure.core.async.executor-factory=weft.async/executor-factory), unchanged code:
+    core-async-go+weft, core-async-thread+weft, core-async-pipeline-blocking+weft
+  in a JVM of their own (core.async reads the factory once per JVM) against the same server:
+  it starts with the scenario and loads and warms up while this JVM warms up, then measures
+  its round i right after this JVM's round i (never at the same time), and its round i pairs
+  with round i of virtual-threads here. That JVM also runs article 000's headline: 100 go blocks each making the
+  blocking call that waits 1 s (N = 20 against 200 ms in smoke mode).
   Every variant makes the same blocking java.net.http.HttpClient call, through a client
   built with a virtual-thread executor (without one the client runs its own platform
   workers, which would blur the thread counts), new for each variant. Per variant: wall
@@ -21,9 +29,14 @@
   N = 100 (the article's size, plain variant names) and N = 10,000 (names
   `<variant>@10000`), five rounds each, and at N = 10,000 once more the article's own way of
   collecting results, which loses most of them. Each round runs the variants in a new order;
-  a variant's figures are those of its median round (every round's time is kept in extras)."
+  a variant's figures are those of its median round (every round's time is kept in extras).
+  The +weft JVM warms up as this one does (not in smoke mode), at the same time, and runs one
+  round in smoke mode, two in quick mode (so that it fits 10 s of the quick budget) and five in
+  full mode."
   (:require [clojure.core.async :as a]
             [clojure.core.async.impl.dispatch :as dispatch]
+            [clojure.edn :as edn]
+            [clojure.java.io :as io]
             [clojure.string :as str]
             [weft.async :as wa]
             [weft.lab.scenario :as lab]
@@ -148,6 +161,14 @@
    ["weft-process" weft-process]
    ["weft-pipeline" weft-pipeline]])
 
+(def ^:private factory-property "clojure.core.async.executor-factory")
+
+(def ^:private weft-variants
+  "The core.async variants, unchanged, in a JVM where weft is core.async's executor factory."
+  [["core-async-go+weft" core-async-go]
+   ["core-async-thread+weft" core-async-thread]
+   ["core-async-pipeline-blocking+weft" core-async-pipeline-blocking]])
+
 (def ^:private published
   "What the article measured for N = 100 against a remote server, per variant that matches
   one of its runs: go blocks on core.async 1.9.829-alpha2 with vthreads=target (virtual
@@ -237,24 +258,158 @@
   [figures]
   (lost-to figures "takes"))
 
-(defn- run-size
-  "Measures every variant at size `n` over `rounds` rounds, each in a new order, and keeps
-  each variant's median run (all of its figures come from that one run; an odd number of
-  rounds makes it the true median). Returns {variant-name figures}."
-  [ctx n wait-ms rounds port stats-client]
+(defn- medians
+  "{variant-name [figures per round]} -> {variant-name figures of its median round} (all of its
+  figures come from that one run; an odd number of rounds makes it the true median), with every
+  round's time and peak platform threads in :all-ms and :all-threads."
+  [runs]
+  (into {} (map (fn [[k figs]]
+                  [k (assoc (nth (sort-by :ms figs) (quot (count figs) 2))
+                            :all-ms (mapv :ms figs)
+                            :all-threads (mapv :peak-platform-threads figs))]))
+        runs))
+
+(defn- run-rounds
+  "Measures each of `vs` ([name f]) at size `n` over `rounds` rounds, each in a new order;
+  `progress` gets one line per run, `(after-round i)` runs after round i. Returns
+  {variant-name [figures per round]}."
+  [vs n wait-ms rounds port stats-client progress after-round]
   (let [runs (atom {})]
-    (doseq [round (range rounds)
-            [vname f] (shuffle variants)]
-      (let [fig (measure f n wait-ms port stats-client)]
-        (swap! runs update vname (fnil conj []) fig)
-        (lab/progress! ctx (format "N=%,d round %d: %-28s %8.0f ms, peak %,5d platform threads, %,6d in flight, %d errors"
-                                   n (inc round) vname (double (:ms fig)) (long (:peak-platform-threads fig))
-                                   (long (:max-in-flight fig)) (long (:errors fig))))))
-    (into {} (map (fn [[k figs]]
-                    [k (assoc (nth (sort-by :ms figs) (quot (count figs) 2))
-                              :all-ms (mapv :ms figs)
-                              :all-threads (mapv :peak-platform-threads figs))]))
-          @runs)))
+    (doseq [round (range rounds)]
+      (doseq [[vname f] (shuffle vs)]
+        (let [fig (measure f n wait-ms port stats-client)]
+          (swap! runs update vname (fnil conj []) fig)
+          (progress (format "N=%,d round %d: %-34s %8.0f ms, peak %,5d platform threads, %,6d in flight, %d errors"
+                            n (inc round) vname (double (:ms fig)) (long (:peak-platform-threads fig))
+                            (long (:max-in-flight fig)) (long (:errors fig))))))
+      (after-round round))
+    @runs))
+
+(defn- run-size
+  "Measures every variant at size `n` over `rounds` rounds (see `run-rounds`), with
+  `(after-round i)` after each, and keeps each variant's median run. Returns {variant-name figures}."
+  [ctx n wait-ms rounds port stats-client after-round]
+  (medians (run-rounds variants n wait-ms rounds port stats-client #(lab/progress! ctx %) after-round)))
+
+;; ---------------------------------------------------------------------------------------
+;; The +weft variants, in a JVM of their own
+
+(defn- core-async-version
+  "The core.async on the classpath, from its jar's pom.properties (or \"unknown\")."
+  []
+  (or (some-> (io/resource "META-INF/maven/org.clojure/core.async/pom.properties")
+              slurp
+              (->> (re-find #"(?m)^version=(\S+)"))
+              second)
+      "unknown"))
+
+(defn- await-file
+  "Waits until `path` exists (polling every 20 ms), at most `seconds`; false when it timed out
+  or `alive?` turned false."
+  [^Path path seconds alive?]
+  (let [deadline (+ (System/nanoTime) (* (long seconds) 1000000000))]
+    (loop []
+      (cond
+        (Files/exists path (make-array LinkOption 0)) true
+        (or (not (alive?)) (> (System/nanoTime) deadline)) false
+        :else (do (Thread/sleep 20) (recur))))))
+
+(defn -main
+  "The +weft JVM: `port sizes rounds wait-ms warm-n dir` (sizes comma-separated). Warms up,
+  writes `dir`/ready, then measures `weft-variants` at each size one round at a time: round
+  i of size n when `dir`/go-<n>-<i> appears (the parent's round i is over: the two JVMs never
+  measure at the same time), writing `dir`/done-<n>-<i> after it; then the headline (100 go
+  blocks, or 20 when wait-ms is below 1000), and writes {:sizes {n {variant [figures per
+  round]}} :headline figures ...} to `dir`/fanout-weft.edn."
+  [port sizes rounds wait-ms warm-n dir]
+  (when-not (System/getProperty factory-property)
+    (throw (IllegalStateException. (str "the +weft variants need -D" factory-property "=weft.async/executor-factory"))))
+  (let [port (Long/parseLong port)
+        sizes (mapv #(Long/parseLong %) (str/split sizes #","))
+        rounds (Long/parseLong rounds)
+        wait-ms (Long/parseLong wait-ms)
+        warm-n (Long/parseLong warm-n)
+        stats-executor (Executors/newVirtualThreadPerTaskExecutor)
+        stats-client (new-client stats-executor)
+        progress #(binding [*out* *err*] (println %))]
+    (try
+      (when (pos? warm-n)
+        (doseq [[vname f] weft-variants]
+          (let [fig (measure f warm-n 10 port stats-client)]
+            (progress (format "warm-up: %s N=%,d against 10 ms waits, %.0f ms" vname warm-n (double (:ms fig)))))))
+      (spit (io/file dir "ready") "")
+      (let [by-size (into {} (for [n sizes]
+                               [n (apply merge-with into
+                                         (for [round (range rounds)]
+                                           ;; one round at a time, each when the parent's round of the same number is over
+                                           (let [go (str "go-" n "-" round)]
+                                             (when-not (await-file (Path/of ^String dir (into-array String [go])) 600 (constantly true))
+                                               (throw (IllegalStateException. (str "the parent JVM did not say " go " within 600 s"))))
+                                             (let [r (run-rounds weft-variants n wait-ms 1 port stats-client
+                                                                 #(progress (str/replace-first % "round 1" (str "round " (inc round))))
+                                                                 (constantly nil))]
+                                               (spit (io/file dir (str "done-" n "-" round)) "")
+                                               r))))]))
+            headline-n (if (< wait-ms 1000) 20 100)
+            headline (measure core-async-go headline-n wait-ms port stats-client)]
+        (progress (format "headline: %,d go blocks, %.0f ms, peak %d platform threads, %d calls on virtual threads"
+                          headline-n (double (:ms headline)) (long (:peak-platform-threads headline))
+                          (long (:on-virtual-threads headline))))
+        (spit (io/file dir "fanout-weft.edn") (pr-str {:sizes by-size
+                                :headline headline
+                                :executor (str (dispatch/executor-for :mixed))
+                                :core-async (core-async-version)})))
+      (finally
+        (.close stats-client)
+        (.close stats-executor)
+        (shutdown-agents)))))
+
+(defn- start-weft-jvm!
+  "Starts the JVM of the +weft variants, with weft as core.async's executor factory (see `-main`);
+  it loads and warms up while this one does. Returns {:process :dir}."
+  [^ScenarioContext ctx port sizes rounds wait-ms warm-n]
+  (let [dir (.resolve (.workDir ctx) "fanout-weft")]
+    (Files/createDirectories dir (make-array java.nio.file.attribute.FileAttribute 0))
+    (doseq [^java.io.File f (.listFiles (.toFile dir))] ; a previous run's signals and results
+      (.delete f))
+    {:dir dir
+     ;; the JVM options of this one (the lab's defaults), plus the factory: only the executors differ
+     :process (.startJvm ctx "fanout-weft" [(str "-D" factory-property "=weft.async/executor-factory")]
+                         "clojure.main"
+                         ["-m" "weft.lab.fanout" (str port) (str/join "," sizes) (str rounds) (str wait-ms) (str warm-n)
+                          (str dir)])}))
+
+(defn- await-weft-jvm-ready!
+  "Waits until the +weft JVM has warmed up, so that it is idle while this one measures."
+  [^ScenarioContext ctx {:keys [^Process process ^Path dir]}]
+  (when-not (await-file (.resolve dir "ready") 300 #(.isAlive process))
+    (throw (IllegalStateException. (str "the +weft JVM was not ready within 300 s"
+                                        (when-not (.isAlive process) (str " (it exited with " (.exitValue process) ")"))
+                                        "; see " (.resolve (.workDir ctx) "fanout-weft.log"))))))
+
+(defn- weft-round!
+  "Lets the +weft JVM measure its round `round` of size `n` and waits until it is done."
+  [^ScenarioContext ctx {:keys [^Process process ^Path dir]} n round]
+  (Files/writeString (.resolve dir (str "go-" n "-" round)) "" (make-array java.nio.file.OpenOption 0))
+  (when-not (await-file (.resolve dir (str "done-" n "-" round)) 300 #(.isAlive process))
+    (throw (IllegalStateException. (str "the +weft JVM did not finish its round " (inc round) " of N=" n " within 300 s; see "
+                                        (.resolve (.workDir ctx) "fanout-weft.log"))))))
+
+(defn- run-weft-jvm!
+  "Waits for the +weft JVM to end (its rounds are done, its headline follows); the EDN map
+  `-main` wrote."
+  [^ScenarioContext ctx {:keys [^Process process ^Path dir]}]
+  (let [out (.resolve dir "fanout-weft.edn")
+        p process]
+    (when-not (.waitFor ^Process p 300 TimeUnit/SECONDS)
+      (throw (IllegalStateException. (str "the +weft JVM did not finish within 300 s; see "
+                                          (.resolve (.workDir ctx) "fanout-weft.log")))))
+    (when-not (zero? (.exitValue ^Process p))
+      (throw (IllegalStateException. (str "the +weft JVM exited with " (.exitValue ^Process p) "; see "
+                                          (.resolve (.workDir ctx) "fanout-weft.log")))))
+    (doseq [line (str/split-lines (slurp (str (.resolve (.workDir ctx) "fanout-weft.log"))))]
+      (when (re-find #"^(warm-up|N=|headline)" line) (lab/progress! ctx (str "+weft JVM: " line))))
+    (edn/read-string (slurp (str out)))))
 
 (defn- report-size!
   "Reports the six variants of one size; `suffix` names them (\"\" or \"@10000\")."
@@ -265,7 +420,8 @@
         ;; at N = 10,000 two cores run client and server: the reference, not the wait, is the floor
         cpu-bound? (> n 1000)
         limit (if cpu-bound? ref-ms (double wait-ms))]
-    (doseq [[vname _] variants]
+    (doseq [[vname _] (concat variants weft-variants)
+            :when (figures vname)]
       (let [fig (figures vname)
             ;; The article's figures are N = 100 against a remote server: not this setup, so they
             ;; are kept as extras and named in a note, never drawn as a published marker.
@@ -293,14 +449,17 @@
                                            :scheduler (:scheduler fig)}
                                     pub (assoc :article_ms_n100_remote (:ms pub)
                                                :article_threads_n100_remote (:threads pub)))})))
-    (doseq [vname ["weft-process" "weft-pipeline"]]
-      (let [fig (figures vname)]
-        (lab/goal! ctx {:name (format "N=%,d: %s within 1.10x the wall time of virtual-threads (per round)" n vname)
-                        :numerators (:all-ms fig) :denominators (:all-ms reference)
-                        :direction :at-most :target 1.10})
-        (lab/goal! ctx {:name (format "N=%,d: %s within 1.2x the peak platform threads of virtual-threads (per round)" n vname)
-                        :numerators (:all-threads fig) :denominators (:all-threads reference)
-                        :direction :at-most :target 1.2})))
+    (doseq [vname (concat ["weft-process" "weft-pipeline"] (map first weft-variants))
+            :let [fig (figures vname)
+                  ;; the +weft JVM may run fewer rounds: its round i pairs with the reference's round i
+                  k (count (:all-ms fig))]
+            :when fig]
+      (lab/goal! ctx {:name (format "N=%,d: %s within 1.10x the wall time of virtual-threads (per round)" n vname)
+                      :numerators (:all-ms fig) :denominators (vec (take k (:all-ms reference)))
+                      :direction :at-most :target 1.10})
+      (lab/goal! ctx {:name (format "N=%,d: %s within 1.2x the peak platform threads of virtual-threads (per round)" n vname)
+                      :numerators (:all-threads fig) :denominators (vec (take k (:all-threads reference)))
+                      :direction :at-most :target 1.2}))
     (let [pb (figures "core-async-pipeline-blocking")
           wp (figures "weft-pipeline")]
       (lab/note! ctx (format "N=%,d: core.async pipeline-blocking with n = %,d: %,d workers lost (%s), %,d requests in flight at most, %,.0f ms, %d errors; weft pipeline with n = %,d: %,d in flight at most, %,.0f ms, %d errors"
@@ -309,10 +468,29 @@
                              (long (:max-in-flight pb)) (double (:ms pb)) (long (:errors pb))
                              n (long (:max-in-flight wp)) (double (:ms wp)) (long (:errors wp)))))
     (lab/note! ctx (format "N=%,d: peak platform threads / requests in flight at once on the server: %s" n
-                           (str/join ", " (for [[vname _] variants
-                                                :let [fig (figures vname)]]
+                           (str/join ", " (for [[vname _] (concat variants weft-variants)
+                                                :let [fig (figures vname)]
+                                                :when fig]
                                             (format "%s %,d / %,d" vname (long (:peak-platform-threads fig))
                                                     (long (:max-in-flight fig)))))))))
+
+(defn- report-headline!
+  "Article 000's headline with weft as core.async's executor factory: `fig` is the run of
+  `core-async-go` with N go blocks each waiting `wait-ms`."
+  [ctx wait-ms fig]
+  (let [n (long (:n fig))]
+    (lab/goal! ctx {:name (format "%d go blocks each blocking %d ms (+weft) finish within 1.10x of %d ms" n wait-ms wait-ms)
+                    :measured (/ (double (:ms fig)) wait-ms) :direction :at-most :target 1.10})
+    (lab/goal! ctx {:name (format "%d go blocks (+weft): at most 40 platform threads in the JVM" n)
+                    :unit "threads" :measured (double (:peak-platform-threads fig)) :direction :at-most :target 40})
+    (lab/goal! ctx {:name (format "%d go blocks (+weft): every blocking call on a virtual thread" n)
+                    :unit "calls" :measured (double (:on-virtual-threads fig)) :direction :at-least :target (double n)})
+    (lab/note! ctx (format (str "article 000's headline with weft as core.async's executor factory: %d go blocks each making"
+                                " a blocking call that waits %d ms took %,.0f ms, %d of %d calls on virtual threads, peak %d"
+                                " platform threads in the JVM (the article saw ~25 on 1.9.829-alpha2's virtual threads;"
+                                " core.async's default runs one platform thread per blocked go block)")
+                           n wait-ms (double (:ms fig)) (long (:on-virtual-threads fig)) n
+                           (long (:peak-platform-threads fig))))))
 
 (defn run
   "Runs the scenario; see the namespace docstring."
@@ -322,6 +500,10 @@
         sizes (case mode :smoke [20] :quick [1000] :full [100 10000])
         rounds (lab/size ctx 1 3 5)
         port (start-server! ctx (lab/size ctx 120 300 1800))
+        ;; started now, so that its start and warm-up overlap this JVM's warm-up (never its rounds)
+        ;; warmed up as this JVM is (its warm-up overlaps this one's, so it costs no budget)
+        weft-jvm (start-weft-jvm! ctx port sizes (lab/size ctx 1 2 rounds) wait-ms
+                                  (case mode :smoke 0 :quick (quot (peek sizes) 2) :full (min (peek sizes) 2000)))
         stats-executor (Executors/newVirtualThreadPerTaskExecutor)
         stats-client (new-client stats-executor)]
     (lab/limit-note! ctx (str "every call waits " wait-ms " ms on the server, so " wait-ms " ms is the floor at any N"
@@ -345,9 +527,23 @@
             (let [fig (measure f warm-n 10 port stats-client)]
               (lab/progress! ctx (format "warm-up: %-28s N=%,d against 10 ms waits, %.0f ms" vname warm-n
                                          (double (:ms fig))))))))
-      (doseq [n sizes]
-        (let [figures (run-size ctx n wait-ms rounds port stats-client)]
-          (report-size! ctx n wait-ms figures (if (and (= mode :full) (= n 10000)) "@10000" ""))))
+      (await-weft-jvm-ready! ctx weft-jvm)
+      (let [weft-rounds (lab/size ctx 1 2 rounds)
+            ;; the +weft JVM measures its round i right after this JVM's round i (never at the same
+            ;; time), so that paired rounds see the same machine
+            figures (into {} (map (fn [n] [n (run-size ctx n wait-ms rounds port stats-client
+                                                       #(when (< % weft-rounds) (weft-round! ctx weft-jvm n %)))]))
+                          sizes)
+            weft-run (run-weft-jvm! ctx weft-jvm)]
+        (doseq [n sizes]
+          (report-size! ctx n wait-ms (merge (figures n) (medians (get-in weft-run [:sizes n])))
+                        (if (and (= mode :full) (= n 10000)) "@10000" "")))
+        (report-headline! ctx wait-ms (:headline weft-run))
+        (lab/note! ctx (format (str "core.async %s; its default runs go dispatch, thread and pipeline-blocking on cached"
+                                    " platform pools (async-mixed-<n>) and only io-thread on virtual threads. The +weft"
+                                    " variants ran the same code in a JVM started with -D%s=weft.async/executor-factory"
+                                    " (:mixed there: %s)")
+                               (:core-async weft-run) factory-property (:executor weft-run))))
       (when (= mode :full)
         (let [n (peek sizes)
               fig (measure core-async-go-shared-channel n wait-ms port stats-client)]

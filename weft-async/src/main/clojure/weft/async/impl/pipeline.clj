@@ -23,7 +23,7 @@
             [weft.async.impl.ops :as ops]
             [weft.async.impl.registry :as registry]
             [weft.impl :as wimpl])
-  (:import (dev.weft.jfr PipelineStopEvent)
+  (:import (dev.weft.async PipelineStopEvent)
            (dev.weft.scope Scope)
            (java.util ArrayList List)
            (java.util.concurrent CancellationException CompletableFuture ConcurrentHashMap

@@ -291,7 +291,7 @@
          (sort-by :id)
          vec)))
 
-(defn- own-frame?
+(defn own-frame?
   "True for a stack frame of the code that waits, not of the JDK, Clojure, core.async or weft.async."
   [^StackTraceElement e]
   (let [c (.getClassName e)]

@@ -13,6 +13,7 @@ import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,10 +28,15 @@ import org.objectweb.asm.tree.FieldNode;
  *
  * <p>The audit is static and whole-program over its inputs: a call counts as blocking when it is
  * a known parking JDK operation ({@code Thread.sleep}, {@code Object.wait}, lock, latch, queue,
- * future and socket waits, ...) or when it leads to one through methods of the audited classes.
- * Calls are resolved by their declared owner and its audited supertypes; calls through an
- * interface or an abstract method (whose implementation is only known at run time) are not
- * followed, so the audit can miss hazards but what it reports is on a real path.
+ * future and socket waits, ...), stream I/O ({@code read}, {@code write}, {@code flush},
+ * {@code readFully}, ... on an {@code InputStream}, {@code OutputStream}, {@code Reader} or
+ * {@code Writer}) on a stream that is or may be a socket's ({@link SocketStreams}), or when it
+ * leads to one through methods of the audited classes. Calls are resolved by their declared owner
+ * and its audited supertypes; a call to an interface or abstract method of the inputs is followed
+ * into its implementations in the inputs and classpath ({@value #DISPATCH_DEPTH} levels of
+ * subtypes deep, at most {@value #MAX_IMPLEMENTATIONS} of them, never for paths that end in a lock
+ * acquisition), and the call path says where dispatch was resolved:
+ * {@code com.acme.SocketTransport.receive (dispatch of Transport.receive)}.
  *
  * <pre>{@code
  * AuditReport report = Auditor.forTargetJdk(21).audit(List.of("target/app.jar"));
@@ -45,6 +51,20 @@ public final class Auditor {
     /** The oldest JDK with virtual threads. */
     public static final int MIN_TARGET_JDK = 21;
 
+    /**
+     * The newest JDK whose pinning rules the audit knows (the JDK weft is built and tested on); a
+     * newer running JDK is accepted as a target too ({@link #maxTargetJdk()}).
+     */
+    public static final int NEWEST_KNOWN_JDK = 25;
+
+    /** How many levels of subtypes below an abstract method's owner dispatch looks for implementations. */
+    static final int DISPATCH_DEPTH = 4;
+    /** A call with more implementations than this in the inputs is not followed (which one runs is anyone's guess). */
+    static final int MAX_IMPLEMENTATIONS = 8;
+    /** The kinds of blocking: those that always park (errors), then those that park only sometimes (one lower). */
+    private static final List<List<Blocking.Kind>> BY_CERTAINTY = List.of(
+            List.of(Blocking.Kind.WAITS, Blocking.Kind.SOCKET_IO), List.of(Blocking.Kind.STREAM_IO, Blocking.Kind.LOCKS));
+
     private final int targetJdk;
 
     private Auditor(int targetJdk) {
@@ -57,13 +77,23 @@ public final class Auditor {
      * information from 24.
      *
      * @throws IllegalArgumentException if {@code targetJdk} is older than 21 (no virtual threads)
+     *                                  or newer than {@link #maxTargetJdk()} (rules unknown)
      */
     public static Auditor forTargetJdk(int targetJdk) {
         if (targetJdk < MIN_TARGET_JDK) {
             throw new IllegalArgumentException("target JDK " + targetJdk + " has no virtual threads; give "
                     + MIN_TARGET_JDK + " or newer");
         }
+        if (targetJdk > maxTargetJdk()) {
+            throw new IllegalArgumentException("target JDK " + targetJdk + " is newer than the pinning rules the audit knows;"
+                    + " give " + MIN_TARGET_JDK + " to " + maxTargetJdk());
+        }
         return new Auditor(targetJdk);
+    }
+
+    /** The newest target accepted: {@link #NEWEST_KNOWN_JDK}, or the running JDK when it is newer. */
+    public static int maxTargetJdk() {
+        return Math.max(NEWEST_KNOWN_JDK, Runtime.version().feature());
     }
 
     /** An auditor for the JDK this runs on. */
@@ -79,7 +109,9 @@ public final class Auditor {
     /**
      * Audits jars, folders of classes and jars, class files, and classpaths of them.
      *
-     * @throws IllegalArgumentException if an input does not exist or is none of those
+     * @throws IllegalArgumentException if an input does not exist, is none of those, is a folder
+     *                                  without classes, a file that is not a zip, or a truncated
+     *                                  or corrupt jar, or when the inputs hold no class at all
      * @throws IOException              if reading an input fails
      */
     public AuditReport audit(List<String> inputs) throws IOException {
@@ -114,6 +146,10 @@ public final class Auditor {
         int[] duplicates = {0};
         long bytes = read(audited, classes, problems, duplicates);
         int auditedClasses = classes.size();
+        if (auditedClasses == 0 && problems.isEmpty()) {
+            throw new IllegalArgumentException(String.join(", ", audited.inputs())
+                    + ": no class files in it; give jars or folders of compiled classes");
+        }
         Set<String> auditedNames = new HashSet<>(classes.keySet());
         bytes += read(libraries, classes, problems, new int[1]);
         if (duplicates[0] > 0) {
@@ -164,7 +200,12 @@ public final class Auditor {
         /** Every method, in a fixed order, so that paths come out the same on every run. */
         private final List<MethodSummary> ordered = new ArrayList<>();
         private final Map<Sig, Optional<Blocking.Kind>> blockingCalls = new HashMap<>();
-        private final Map<Sig, Optional<MethodSummary>> resolved = new HashMap<>();
+        private final Map<Call, Optional<Blocking.Kind>> streamCalls = new IdentityHashMap<>();
+        private final Map<Sig, List<Target>> resolved = new HashMap<>();
+        private final SocketStreams sockets;
+        private Map<Sig, List<Target>> callers;
+        /** Per kind, the methods that block that way themselves, with the call that does. */
+        private final Map<Blocking.Kind, List<Target>> seeds = new EnumMap<>(Blocking.Kind.class);
         /**
          * Per kind of blocking, for each method that leads to it: the next method on its shortest
          * path there, or the blocking call itself.
@@ -172,7 +213,26 @@ public final class Auditor {
         private final Map<Blocking.Kind, Map<Sig, Step>> toBlocking = new EnumMap<>(Blocking.Kind.class);
         private final List<Finding> findings = new ArrayList<>();
 
-        private record Step(MethodSummary via, Call blockingCall) {
+        /**
+         * One step of a path: the next method, or the blocking call itself; {@code dispatched}
+         * names the abstract or interface method the call to {@code via} declared, when dispatch
+         * was resolved to get there.
+         */
+        private record Step(MethodSummary via, Call blockingCall, String dispatched) {
+        }
+
+        /**
+         * A method a call may run ({@code dispatched} is the declared abstract method, or null for
+         * a direct call); for a method that blocks itself, {@code call} is the blocking call.
+         */
+        private record Target(MethodSummary method, String dispatched, Call call) {
+        }
+
+        /** A path from a call to blocking, and the blocking call it ends in. */
+        private record CallPath(List<String> calls, Call blocking) {
+            boolean isEmpty() {
+                return calls.isEmpty();
+            }
         }
 
         Analysis(Map<String, ClassSummary> classes, Set<String> audited) {
@@ -184,12 +244,22 @@ public final class Auditor {
                     methods.put(m.sig(), m);
                 }
             }
-            ordered.addAll(methods.values());
-            ordered.sort(Comparator.comparing(MethodSummary::owner).thenComparing(MethodSummary::name)
-                    .thenComparing(MethodSummary::desc));
+            sockets = new SocketStreams(hierarchy, classes,
+                    sig -> resolve(sig).stream().map(Target::method).toList());
+            // Classes by name, methods in declaration order: a fixed order, cheaper than sorting every method.
+            List<String> names = new ArrayList<>(classes.keySet());
+            names.sort(null);
+            for (String name : names) {
+                for (MethodSummary m : classes.get(name).methods()) {
+                    if (methods.get(m.sig()) == m) {
+                        ordered.add(m);
+                    }
+                }
+            }
         }
 
         List<Finding> findings() {
+            callers();
             for (Blocking.Kind kind : Blocking.Kind.values()) {
                 toBlocking.put(kind, reachability(kind));
             }
@@ -221,33 +291,52 @@ public final class Auditor {
          */
         private Map<Sig, Step> reachability(Blocking.Kind kind) {
             Map<Sig, Step> steps = new HashMap<>();
-            Map<Sig, List<MethodSummary>> callers = new HashMap<>();
+            Map<Sig, List<Target>> callers = callers();
             Deque<MethodSummary> queue = new ArrayDeque<>();
-            for (MethodSummary m : ordered) {
-                for (Call c : m.calls()) {
-                    if (kind(c) == kind) {
-                        if (!steps.containsKey(m.sig())) {
-                            steps.put(m.sig(), new Step(null, c));
-                            queue.add(m);
-                        }
-                    } else {
-                        MethodSummary target = resolve(c);
-                        if (target != null) {
-                            callers.computeIfAbsent(target.sig(), k -> new ArrayList<>()).add(m);
-                        }
-                    }
+            for (Target seed : seeds.getOrDefault(kind, List.of())) {
+                MethodSummary m = seed.method();
+                if (!steps.containsKey(m.sig())) {
+                    steps.put(m.sig(), new Step(null, seed.call(), null));
+                    queue.add(m);
                 }
             }
             while (!queue.isEmpty()) {
                 MethodSummary t = queue.removeFirst();
-                for (MethodSummary caller : callers.getOrDefault(t.sig(), List.of())) {
-                    if (!steps.containsKey(caller.sig())) {
-                        steps.put(caller.sig(), new Step(t, null));
-                        queue.add(caller);
+                for (Target caller : callers.getOrDefault(t.sig(), List.of())) {
+                    if (kind == Blocking.Kind.LOCKS && caller.dispatched() != null) {
+                        // A lock parks only when contended; a path that also guesses which implementation
+                        // runs is two guesses deep (in Clojure, every var lookup would reach a lazy seq's lock).
+                        continue;
+                    }
+                    if (!steps.containsKey(caller.method().sig())) {
+                        steps.put(caller.method().sig(), new Step(t, null, caller.dispatched()));
+                        queue.add(caller.method());
                     }
                 }
             }
             return steps;
+        }
+
+        /** Per method, the methods that call it (and through which dispatch); the same for every kind, so built once. */
+        private Map<Sig, List<Target>> callers() {
+            if (callers == null) {
+                callers = new HashMap<>();
+                for (MethodSummary m : ordered) {
+                    for (Call c : m.calls()) {
+                        Blocking.Kind k = kind(c);
+                        if (k != null) {
+                            seeds.computeIfAbsent(k, x -> new ArrayList<>()).add(new Target(m, null, c));
+                        }
+                        if (k != null && sockets.isStreamIo(c)) {
+                            continue; // stream I/O ends a path: its stream decides, not the stream class's code
+                        }
+                        for (Target t : resolve(c.target())) {
+                            callers.computeIfAbsent(t.method().sig(), x -> new ArrayList<>()).add(new Target(m, t.dispatched(), null));
+                        }
+                    }
+                }
+            }
+            return callers;
         }
 
         private void fields(ClassSummary c) {
@@ -281,81 +370,154 @@ public final class Auditor {
                             List.of());
                 }
                 if (clinit || call.inMonitor()) {
-                    Blocking.Kind kind = Blocking.Kind.WAITS;
-                    List<String> path = pathFrom(call, kind);
-                    if (path.isEmpty()) {
-                        kind = Blocking.Kind.LOCKS;
-                        path = pathFrom(call, kind);
+                    // The blocking that always parks before the one that parks only sometimes; within
+                    // each, the nearest (the likeliest to run), the surer kind on a tie.
+                    Blocking.Kind kind = null;
+                    CallPath path = null;
+                    for (List<Blocking.Kind> group : BY_CERTAINTY) {
+                        for (Blocking.Kind k : group) {
+                            CallPath p = pathFrom(call, k);
+                            if (!p.isEmpty() && (path == null || p.calls().size() < path.calls().size())) {
+                                kind = k;
+                                path = p;
+                            }
+                        }
+                        if (kind != null) {
+                            break;
+                        }
                     }
-                    if (path.isEmpty()) {
+                    if (kind == null) {
                         continue;
                     }
                     if (clinit) {
                         add(Rule.BLOCKING_IN_CLASS_INIT, kind, c, m.name(), m.desc(), call.line(),
-                                "the class initializer " + describe(path, kind), path);
+                                "the class initializer " + describe(path, kind), path.calls());
                     }
                     if (call.inMonitor() && !Blocking.isObjectWait(call.name(), call.desc())) {
                         add(Rule.SYNCHRONIZED_BLOCKING, kind, c, m.name(), m.desc(), call.line(),
                                 ((m.access() & Opcodes.ACC_SYNCHRONIZED) != 0 ? "synchronized method " : "synchronized block ")
-                                        + describe(path, kind), path);
+                                        + describe(path, kind), path.calls());
                     }
                 }
             }
         }
 
         /** The calls from {@code call} to a blocking operation of this kind, or empty when there is none. */
-        private List<String> pathFrom(Call call, Blocking.Kind kind) {
+        private CallPath pathFrom(Call call, Blocking.Kind kind) {
             if (kind(call) == kind) {
-                return List.of(qualified(call.owner(), call.name()));
+                return new CallPath(List.of(qualified(call.owner(), call.name())), call);
+            }
+            if (kind(call) != null && sockets.isStreamIo(call)) {
+                return new CallPath(List.of(), null);
             }
             Map<Sig, Step> steps = toBlocking.get(kind);
-            MethodSummary target = resolve(call);
-            if (target == null || !steps.containsKey(target.sig())) {
-                return List.of();
+            Target first = null;
+            for (Target t : resolve(call.target())) {
+                if (steps.containsKey(t.method().sig()) && (kind != Blocking.Kind.LOCKS || t.dispatched() == null)) {
+                    first = t;
+                    break;
+                }
+            }
+            if (first == null) {
+                return new CallPath(List.of(), null);
             }
             List<String> path = new ArrayList<>();
-            MethodSummary at = target;
+            Call blocking = null;
+            MethodSummary at = first.method();
+            String dispatched = first.dispatched();
             while (at != null) {
-                path.add(qualified(at.owner(), at.name()));
+                path.add(qualified(at.owner(), at.name()) + (dispatched == null ? "" : " (dispatch of " + dispatched + ")"));
                 Step s = steps.get(at.sig());
                 if (s.blockingCall() != null) {
-                    path.add(qualified(s.blockingCall().owner(), s.blockingCall().name()));
+                    blocking = s.blockingCall();
+                    path.add(qualified(blocking.owner(), blocking.name()));
                 }
                 at = s.via();
+                dispatched = s.dispatched();
             }
-            return path;
+            return new CallPath(path, blocking);
         }
 
-        private String describe(List<String> path, Blocking.Kind kind) {
-            String last = shortName(path.getLast());
-            String blocks = kind == Blocking.Kind.WAITS ? "blocks" : "blocks when the lock is contended";
-            if (path.size() == 1) {
+        private String describe(CallPath path, Blocking.Kind kind) {
+            List<String> calls = path.calls();
+            String last = shortName(calls.getLast());
+            String blocks = switch (kind) {
+                case WAITS -> "blocks";
+                case LOCKS -> "blocks when the lock is contended";
+                case SOCKET_IO -> "blocks on a socket: the stream is " + sockets.verdict(path.blocking()).because();
+                case STREAM_IO -> "blocks if the stream is a socket's, which the audit cannot tell ("
+                        + sockets.verdict(path.blocking()).because() + ")";
+            };
+            if (calls.size() == 1) {
                 return "calls " + last + ", which " + blocks;
             }
-            return "calls " + shortName(path.getFirst()) + ", which leads to " + last
-                    + (path.size() > 2 ? " (" + (path.size() - 1) + " calls deep)" : "") + ", which " + blocks;
+            return "calls " + shortName(calls.getFirst()) + ", which leads to " + last
+                    + (calls.size() > 2 ? " (" + (calls.size() - 1) + " calls deep)" : "") + ", which " + blocks;
         }
 
         private Blocking.Kind kind(Call c) {
-            return blockingCalls.computeIfAbsent(c.target(),
-                    k -> Optional.ofNullable(Blocking.kind(k.owner(), k.name(), k.desc(), hierarchy))).orElse(null);
+            Blocking.Kind k = blockingCalls.computeIfAbsent(c.target(),
+                    s -> Optional.ofNullable(Blocking.kind(s.owner(), s.name(), s.desc(), hierarchy))).orElse(null);
+            if (k != null || !StreamOrigins.IO_NAMES.contains(c.name())) {
+                return k;
+            }
+            return streamCalls.computeIfAbsent(c, x -> {
+                if (!sockets.isStreamIo(x)) {
+                    return Optional.empty();
+                }
+                return switch (sockets.verdict(x).level()) {
+                    case SOCKET -> Optional.of(Blocking.Kind.SOCKET_IO);
+                    case MAYBE -> Optional.of(Blocking.Kind.STREAM_IO);
+                    case NONE -> Optional.empty();
+                };
+            }).orElse(null);
         }
 
-        /** The audited method a call runs: declared by its owner or inherited from an audited supertype. */
-        private MethodSummary resolve(Call c) {
-            return resolved.computeIfAbsent(c.target(), this::lookUp).orElse(null);
+        /**
+         * The audited methods a call may run: the one its owner declares or inherits from an
+         * audited supertype; or, when that is abstract (an interface or abstract method of the
+         * inputs), its implementations in the inputs and classpath, up to {@link #DISPATCH_DEPTH}
+         * levels of subtypes below the owner and at most {@link #MAX_IMPLEMENTATIONS} of them.
+         */
+        private List<Target> resolve(Sig call) {
+            return resolved.computeIfAbsent(call, this::lookUp);
         }
 
-        private Optional<MethodSummary> lookUp(Sig call) {
-            if (hierarchy.contains(call.owner())) {
-                for (String type : hierarchy.selfAndSupertypes(call.owner())) {
-                    MethodSummary m = methods.get(new Sig(type, call.name(), call.desc()));
-                    if (m != null && m.hasCode()) {
-                        return Optional.of(m);
+        private List<Target> lookUp(Sig call) {
+            if (!hierarchy.contains(call.owner())) {
+                return List.of();
+            }
+            MethodSummary direct = concrete(call.owner(), call);
+            if (direct != null) {
+                return List.of(new Target(direct, null, null));
+            }
+            if (call.name().startsWith("<")) {
+                return List.of(); // a constructor is never dispatched
+            }
+            String declared = StreamOrigins.simple(call.owner()) + "." + call.name();
+            List<Target> out = new ArrayList<>();
+            Set<Sig> seen = new HashSet<>();
+            for (String sub : hierarchy.subtypes(call.owner(), DISPATCH_DEPTH)) {
+                MethodSummary m = concrete(sub, call);
+                if (m != null && seen.add(m.sig())) {
+                    if (out.size() == MAX_IMPLEMENTATIONS) {
+                        return List.of(); // too many to say which runs: not followed
                     }
+                    out.add(new Target(m, declared, null));
                 }
             }
-            return Optional.empty();
+            return List.copyOf(out);
+        }
+
+        /** The method with code that {@code type} runs for {@code call}'s name and descriptor, or null. */
+        private MethodSummary concrete(String type, Sig call) {
+            for (String t : hierarchy.selfAndSupertypes(type)) {
+                MethodSummary m = methods.get(new Sig(t, call.name(), call.desc()));
+                if (m != null && m.hasCode()) {
+                    return m;
+                }
+            }
+            return null;
         }
 
         private void add(Rule rule, ClassSummary c, String member, String desc, int line, String message, List<String> path) {
@@ -366,7 +528,7 @@ public final class Auditor {
         private void add(Rule rule, Blocking.Kind kind, ClassSummary c, String member, String desc, int line,
                          String message, List<String> path) {
             Severity severity = rule.severity(targetJdk);
-            if (kind == Blocking.Kind.LOCKS && severity != Severity.INFO) {
+            if (kind.onlySometimes() && severity != Severity.INFO) {
                 severity = Severity.values()[severity.ordinal() + 1];
             }
             findings.add(new Finding(rule, severity, c.name().replace('/', '.'), member, desc,
@@ -378,8 +540,15 @@ public final class Auditor {
         return owner.replace('/', '.') + "." + name;
     }
 
-    /** {@code java.util.concurrent.CountDownLatch.await} becomes {@code CountDownLatch.await}. */
+    /**
+     * {@code java.util.concurrent.CountDownLatch.await} becomes {@code CountDownLatch.await}; a
+     * path entry's {@code (dispatch of ...)} note is kept as it is.
+     */
     private static String shortName(String qualified) {
+        int note = qualified.indexOf(" (");
+        if (note > 0) {
+            return shortName(qualified.substring(0, note)) + qualified.substring(note);
+        }
         int method = qualified.lastIndexOf('.');
         int type = qualified.lastIndexOf('.', method - 1);
         return qualified.substring(type + 1);

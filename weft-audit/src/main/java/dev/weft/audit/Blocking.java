@@ -21,8 +21,17 @@ final class Blocking {
     enum Kind {
         /** Another thread, a timer or the network: it parks whenever it is called. */
         WAITS,
+        /** Stream I/O on a socket's stream ({@link SocketStreams}): it parks until the peer answers. */
+        SOCKET_IO,
+        /** Stream I/O on a stream that may be a socket's: it parks if it is one. */
+        STREAM_IO,
         /** A lock: it parks only when another thread holds it. */
-        LOCKS
+        LOCKS;
+
+        /** True for the kinds whose findings rank one severity lower: they park only sometimes. */
+        boolean onlySometimes() {
+            return this == STREAM_IO || this == LOCKS;
+        }
     }
 
     /** How calls are matched: every overload, or only the ones with a timeout parameter. */

@@ -7,6 +7,7 @@ import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.AbstractInsnNode;
@@ -29,12 +30,57 @@ import org.objectweb.asm.tree.TryCatchBlockNode;
  */
 final class ClassScanner {
 
-    /** A method by owner, name and descriptor: the key of calls and methods. */
-    record Sig(String owner, String name, String desc) {
+    /**
+     * A method by owner, name and descriptor: the key of calls and methods, looked up in hash
+     * maps millions of times per audit, so its hash is computed once.
+     */
+    static final class Sig {
+        private final String owner;
+        private final String name;
+        private final String desc;
+        private final int hash;
+
+        Sig(String owner, String name, String desc) {
+            this.owner = owner;
+            this.name = name;
+            this.desc = desc;
+            this.hash = (owner.hashCode() * 31 + name.hashCode()) * 31 + desc.hashCode();
+        }
+
+        String owner() {
+            return owner;
+        }
+
+        String name() {
+            return name;
+        }
+
+        String desc() {
+            return desc;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this || (o instanceof Sig s && s.hash == hash && s.owner.equals(owner) && s.name.equals(name)
+                    && s.desc.equals(desc));
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public String toString() {
+            return owner + "." + name + desc;
+        }
     }
 
-    /** A method call instruction. */
-    record Call(Sig target, int line, boolean inMonitor) {
+    /**
+     * A method call instruction; {@code receiver} is where the object it is called on comes from
+     * when the call may be stream I/O and its method was analyzed ({@link StreamOrigins}), else null.
+     */
+    record Call(Sig target, int line, boolean inMonitor, Set<StreamOrigins.Origin> receiver) {
         String owner() {
             return target.owner();
         }
@@ -48,8 +94,12 @@ final class ClassScanner {
         }
     }
 
-    /** What the audit keeps of a method. */
-    record MethodSummary(Sig sig, int access, List<Call> calls, List<Integer> spinningYields) {
+    /**
+     * What the audit keeps of a method; {@code stores} and {@code returns} are its stores into
+     * stream-like fields and where what it returns comes from, when it was analyzed ({@link StreamOrigins}).
+     */
+    record MethodSummary(Sig sig, int access, List<Call> calls, List<Integer> spinningYields,
+                         List<StreamOrigins.Store> stores, Set<StreamOrigins.Origin> returns, boolean analyzed) {
         String owner() {
             return sig.owner();
         }
@@ -90,6 +140,8 @@ final class ClassScanner {
     private static MethodSummary method(String owner, MethodNode m) {
         AbstractInsnNode[] insns = m.instructions.toArray();
         boolean[] inMonitor = monitorHeld(m, insns);
+        boolean analyzed = StreamOrigins.worthAnalyzing(m);
+        StreamOrigins.Result streams = analyzed ? StreamOrigins.analyze(owner, m, insns) : StreamOrigins.Result.NONE;
         List<Call> calls = new ArrayList<>();
         List<Integer> yields = new ArrayList<>();
         int line = -1;
@@ -98,13 +150,14 @@ final class ClassScanner {
             if (insn instanceof LineNumberNode ln) {
                 line = ln.line;
             } else if (insn instanceof MethodInsnNode call) {
-                calls.add(new Call(new Sig(call.owner, call.name, call.desc), line, inMonitor[i]));
+                calls.add(new Call(new Sig(call.owner, call.name, call.desc), line, inMonitor[i], streams.receivers().get(i)));
                 if (call.owner.equals("java/lang/Thread") && call.name.equals("yield") && inLoop(insns, i)) {
                     yields.add(line);
                 }
             }
         }
-        return new MethodSummary(new Sig(owner, m.name, m.desc), m.access, List.copyOf(calls), List.copyOf(yields));
+        return new MethodSummary(new Sig(owner, m.name, m.desc), m.access, List.copyOf(calls), List.copyOf(yields),
+                streams.stores(), streams.returns(), analyzed);
     }
 
     /** True when a backward jump later in the method goes back to, or before, instruction {@code at}. */

@@ -31,6 +31,11 @@ class AuditorTest {
                     "java.util.concurrent.BlockingQueue.take"),
             List.of("synchronized-blocking", "SyncBlock", "refresh", "error", "info",
                     FIX + "SyncBlock.fetch -> java.lang.Thread.sleep"),
+            List.of("synchronized-blocking", "SocketRead", "next", "error", "info", "java.io.InputStream.read"),
+            List.of("synchronized-blocking", "FramedReader", "readFrame", "error", "info", "java.io.DataInputStream.readFully"),
+            List.of("synchronized-blocking", "StreamCopier", "copy", "warning", "info", "java.io.InputStream.read"),
+            List.of("synchronized-blocking", "Dispatcher", "poll", "error", "info",
+                    FIX + "SocketTransport.receive (dispatch of Transport.receive) -> java.io.InputStream.read"),
             List.of("object-wait", "Waiter", "awaitReady", "error", "info", ""),
             List.of("native-method", "NativeHolder", "poll", "warning", "warning", ""),
             List.of("native-upcall", "UpcallUser", "stub", "warning", "warning", ""),
@@ -58,6 +63,86 @@ class AuditorTest {
             assertTrue(r.problems().isEmpty(), r.problems().toString());
             assertEquals(Fixtures.classes().size(), r.classes());
         }
+    }
+
+    @Test
+    void streamFindingsSayWhetherTheStreamIsASockets(@TempDir Path dir) throws Exception {
+        AuditReport r = Auditor.forTargetJdk(21).audit(List.of(Fixtures.fixtureJar(dir).toString()));
+        Map<String, String> messages = new HashMap<>();
+        r.findings().forEach(f -> messages.put(f.className().substring(FIX.length()), f.message()));
+        assertEquals("synchronized method calls InputStream.read, which blocks on a socket: the stream is Socket.getInputStream()",
+                messages.get("SocketRead"));
+        assertEquals("synchronized block calls DataInputStream.readFully, which blocks on a socket: the stream is"
+                + " Socket.getInputStream() via field FramedReader.in", messages.get("FramedReader"));
+        assertEquals("synchronized method calls InputStream.read, which blocks if the stream is a socket's, which the audit"
+                + " cannot tell (it is a parameter)", messages.get("StreamCopier"));
+        assertTrue(messages.get("Dispatcher").startsWith("synchronized method calls SocketTransport.receive (dispatch of"
+                + " Transport.receive), which leads to InputStream.read, which blocks on a socket: the stream is"
+                + " Socket.getInputStream() via field SocketTransport.in"), messages.get("Dispatcher"));
+        assertEquals(null, messages.get("Clean"), "memory, console and file streams are not sockets");
+    }
+
+    @Test
+    void dispatchIsFollowedOnlyToFewImplementations(@TempDir Path dir) throws Exception {
+        Map<String, byte[]> all = Fixtures.classes();
+        Map<String, byte[]> entries = new TreeMap<>();
+        for (String c : List.of("Dispatcher", "Transport", "SocketTransport")) {
+            entries.put(Fixtures.PACKAGE + c + ".class", all.get(Fixtures.PACKAGE + c + ".class"));
+        }
+        Auditor a = Auditor.forTargetJdk(21);
+        assertEquals(1, a.audit(List.of(Fixtures.jar(dir.resolve("one.jar"), entries).toString())).findings().size());
+        for (int i = 0; i < Auditor.MAX_IMPLEMENTATIONS; i++) {
+            entries.put("p/Quiet" + i + ".class", quietTransport("p/Quiet" + i));
+        }
+        AuditReport many = a.audit(List.of(Fixtures.jar(dir.resolve("many.jar"), entries).toString()));
+        assertEquals(List.of(), many.findings(), "more than " + Auditor.MAX_IMPLEMENTATIONS + " implementations: not followed");
+    }
+
+    @Test
+    void aConstructorThatBlocksIsFollowed(@TempDir Path dir) throws Exception {
+        var slow = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        slow.visit(org.objectweb.asm.Opcodes.V21, org.objectweb.asm.Opcodes.ACC_PUBLIC, "p/Slow", null, "java/lang/Object", null);
+        var init = slow.visitMethod(org.objectweb.asm.Opcodes.ACC_PUBLIC, "<init>", "()V", null, null);
+        init.visitCode();
+        init.visitVarInsn(org.objectweb.asm.Opcodes.ALOAD, 0);
+        init.visitMethodInsn(org.objectweb.asm.Opcodes.INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+        init.visitInsn(org.objectweb.asm.Opcodes.LCONST_1);
+        init.visitMethodInsn(org.objectweb.asm.Opcodes.INVOKESTATIC, "java/lang/Thread", "sleep", "(J)V", false);
+        init.visitInsn(org.objectweb.asm.Opcodes.RETURN);
+        init.visitMaxs(0, 0);
+        init.visitEnd();
+        slow.visitEnd();
+        var user = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        user.visit(org.objectweb.asm.Opcodes.V21, org.objectweb.asm.Opcodes.ACC_PUBLIC, "p/User", null, "java/lang/Object", null);
+        var make = user.visitMethod(org.objectweb.asm.Opcodes.ACC_PUBLIC | org.objectweb.asm.Opcodes.ACC_SYNCHRONIZED, "make",
+                "()Ljava/lang/Object;", null, null);
+        make.visitCode();
+        make.visitTypeInsn(org.objectweb.asm.Opcodes.NEW, "p/Slow");
+        make.visitInsn(org.objectweb.asm.Opcodes.DUP);
+        make.visitMethodInsn(org.objectweb.asm.Opcodes.INVOKESPECIAL, "p/Slow", "<init>", "()V", false);
+        make.visitInsn(org.objectweb.asm.Opcodes.ARETURN);
+        make.visitMaxs(0, 0);
+        make.visitEnd();
+        user.visitEnd();
+        Path jar = Fixtures.jar(dir.resolve("ctor.jar"), Map.of("p/Slow.class", slow.toByteArray(), "p/User.class", user.toByteArray()));
+        AuditReport r = Auditor.forTargetJdk(21).audit(List.of(jar.toString()));
+        assertEquals(List.of("p.Slow.<init> -> java.lang.Thread.sleep"),
+                r.findings().stream().map(f -> String.join(" -> ", f.path())).toList(), r.toText());
+    }
+
+    /** A Transport whose receive() returns 0. */
+    private static byte[] quietTransport(String name) {
+        var cw = new org.objectweb.asm.ClassWriter(org.objectweb.asm.ClassWriter.COMPUTE_MAXS);
+        cw.visit(org.objectweb.asm.Opcodes.V21, org.objectweb.asm.Opcodes.ACC_PUBLIC, name, null, "java/lang/Object",
+                new String[] {Fixtures.PACKAGE + "Transport"});
+        var m = cw.visitMethod(org.objectweb.asm.Opcodes.ACC_PUBLIC, "receive", "()I", null, null);
+        m.visitCode();
+        m.visitInsn(org.objectweb.asm.Opcodes.ICONST_0);
+        m.visitInsn(org.objectweb.asm.Opcodes.IRETURN);
+        m.visitMaxs(0, 0);
+        m.visitEnd();
+        cw.visitEnd();
+        return cw.toByteArray();
     }
 
     @Test
@@ -170,6 +255,43 @@ class AuditorTest {
         assertThrows(IllegalArgumentException.class, () -> a.audit(List.of()));
         var old = assertThrows(IllegalArgumentException.class, () -> Auditor.forTargetJdk(17));
         assertEquals("target JDK 17 has no virtual threads; give 21 or newer", old.getMessage());
+        var future = assertThrows(IllegalArgumentException.class, () -> Auditor.forTargetJdk(99));
+        assertEquals("target JDK 99 is newer than the pinning rules the audit knows; give 21 to " + Auditor.maxTargetJdk(),
+                future.getMessage());
+    }
+
+    @Test
+    void inputsThatHoldNothingToAuditAreErrorsNamingTheFile(@TempDir Path dir) throws Exception {
+        Auditor a = Auditor.forTargetJdk(21);
+        Path empty = Files.createDirectories(dir.resolve("classes"));
+        assertEquals(empty + ": an empty folder; give the folder the build writes its classes to (e.g. target/classes,"
+                + " after mvn compile) or a jar", badInput(a, empty));
+        Path noClasses = Files.createDirectories(dir.resolve("resources"));
+        Files.writeString(noClasses.resolve("app.properties"), "a=1");
+        assertTrue(badInput(a, noClasses).startsWith(noClasses + ": a folder with no class files or jars;"));
+        Path text = Files.writeString(dir.resolve("x.jar"), "not a jar");
+        assertEquals(text + ": not a jar (no zip header); give a jar built by your build tool, a folder of classes or"
+                + " .class files", badInput(a, text));
+        Path zero = Files.write(dir.resolve("zero.jar"), new byte[0]);
+        assertTrue(badInput(a, zero).contains("not a jar (the file is empty)"));
+        byte[] whole = Files.readAllBytes(Fixtures.fixtureJar(dir));
+        Path cut = Files.write(dir.resolve("cut.jar"), java.util.Arrays.copyOf(whole, whole.length / 2));
+        assertTrue(badInput(a, cut).startsWith(cut + ": a truncated or corrupt jar ("), badInput(a, cut));
+        byte[] garbled = whole.clone();
+        for (int i = 200; i < whole.length / 2; i++) {
+            garbled[i] ^= 0x5A; // entries garbled, the central directory intact
+        }
+        Path corrupt = Files.write(dir.resolve("corrupt.jar"), garbled);
+        assertTrue(badInput(a, corrupt).startsWith(corrupt + ": a truncated or corrupt jar ("), badInput(a, corrupt));
+        Path resourcesOnly = Fixtures.jar(dir.resolve("resources.jar"), Map.of("app.properties", "a=1".getBytes()));
+        assertEquals(resourcesOnly + ": no class files in it; give jars or folders of compiled classes", badInput(a, resourcesOnly));
+    }
+
+    /** The one-line message of the audit's refusal of {@code input}. */
+    private static String badInput(Auditor a, Path input) {
+        String message = assertThrows(IllegalArgumentException.class, () -> a.audit(List.of(input.toString()))).getMessage();
+        assertEquals(1, message.lines().count(), message);
+        return message;
     }
 
     @Test

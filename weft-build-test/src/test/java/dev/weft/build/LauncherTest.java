@@ -155,7 +155,7 @@ class LauncherTest {
         List<Path> files = new ArrayList<>(List.of(Path.of("weft"), Path.of("build/debian-package.sh")));
         try (Stream<Path> walk = Files.walk(root, 3)) {
             walk.map(root::relativize)
-                    .filter(p -> Set.of("pom.xml", "README.md").contains(p.getFileName().toString()))
+                    .filter(p -> Set.of("pom.xml", "README.md", "deps.edn").contains(p.getFileName().toString()))
                     .filter(p -> !p.toString().contains("target") && !p.toString().contains("src"))
                     .forEach(files::add);
         }

@@ -126,8 +126,9 @@ class LayoutTest {
 
     @Test
     void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
-        // weft-diagnostics: weft.pin's monitor and checks, and weft.thread's scheduler snapshot
-        assertEquals(Set.of("dev.weft:weft-core", "dev.weft:weft-diagnostics", "org.clojure:clojure"), runtimeDependencies("weft-clj"),
+        // weft-diagnostics: weft.pin's monitor and checks, and weft.thread's scheduler snapshot; weft-pool: weft.pool (0602)
+        assertEquals(Set.of("dev.weft:weft-core", "dev.weft:weft-diagnostics", "dev.weft:weft-pool", "org.clojure:clojure"),
+                runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
     }
 

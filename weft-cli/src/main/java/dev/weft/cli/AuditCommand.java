@@ -27,10 +27,12 @@ import picocli.CommandLine.Spec;
                 + " [--format text|json|sarif] [--output FILE] [--fail-on error|warning|info|none]"
                 + " [--baseline FILE] [--write-baseline FILE] [--exclude PATTERN[=REASON]]...",
         description = "Finds in bytecode what pins or hurts virtual threads on a target JDK: blocking in class"
-                + " initializers, native methods and upcalls, synchronized around blocking calls, Object.wait,"
+                + " initializers, native methods and upcalls, synchronized around blocking calls (socket and stream"
+                + " I/O included), Object.wait,"
                 + " Thread.yield spin loops and ThreadLocal fields.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:no finding reached --fail-on", "1:a finding reached --fail-on", "2:bad arguments or inputs"})
+        exitCodeList = {"0:no finding reached --fail-on", "1:a finding reached --fail-on",
+                "2:bad arguments or inputs (an empty folder, a file that is not a jar, a truncated jar, an unknown target)"})
 final class AuditCommand implements Callable<Integer> {
 
     /** Output formats. */

@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,9 +47,9 @@ class AuditCommandTest {
         assertEquals(0, run(fixture.toString(), "--target-jdk", "21"));
         String text = out.toString();
         assertTrue(text.startsWith("weft audit: " + Fixtures.classes().size() + " classes"), text);
-        assertTrue(text.contains("target JDK 21: 5 errors, 4 warnings, 1 info"), text);
-        int error = text.indexOf("\nerror (5)\n");
-        int warning = text.indexOf("\nwarning (4)\n");
+        assertTrue(text.contains("target JDK 21: 8 errors, 5 warnings, 1 info"), text);
+        int error = text.indexOf("\nerror (8)\n");
+        int warning = text.indexOf("\nwarning (5)\n");
         int info = text.indexOf("\ninfo (1)\n");
         assertTrue(error > 0 && error < warning && warning < info, text);
         assertTrue(text.contains("  dev.weft.audit.fixture.SyncMethod.take (SyncMethod.java:12)  [synchronized-blocking]\n"), text);
@@ -59,14 +60,14 @@ class AuditCommandTest {
     void aBaselineAndExclusionsSuppressFindingsSoFailOnPasses() throws Exception {
         Path baseline = dir.resolve("baseline.json");
         assertEquals(1, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error", "--write-baseline", baseline.toString()));
-        assertTrue(err.toString().contains("baseline of 10 findings written to " + baseline), err.toString());
+        assertTrue(err.toString().contains("baseline of 14 findings written to " + baseline), err.toString());
         assertEquals(0, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error", "--baseline", baseline.toString()));
-        assertTrue(out.toString().contains("0 errors, 0 warnings, 0 info\n10 more suppressed (not counted)"), out.toString());
+        assertTrue(out.toString().contains("0 errors, 0 warnings, 0 info\n14 more suppressed (not counted)"), out.toString());
 
         out.getBuffer().setLength(0);
         assertEquals(1, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error",
                 "--exclude", "dev.weft.audit.fixture.Sync*=reviewed", "--exclude", "dev.weft.audit.fixture.Waiter"));
-        assertTrue(out.toString().contains("2 errors"), "3 of the 5 errors excluded: " + out);
+        assertTrue(out.toString().contains("5 errors"), "3 of the 8 errors excluded: " + out);
         assertTrue(out.toString().contains("excluded by dev.weft.audit.fixture.Sync*: reviewed"), out.toString());
 
         assertEquals(2, run(fixture.toString(), "--baseline", dir.resolve("missing.json").toString()));
@@ -86,11 +87,11 @@ class AuditCommandTest {
     void writesTheChosenFormatToTheOutputFile() throws Exception {
         Path file = dir.resolve("audit.json");
         assertEquals(0, run(fixture.toString(), "--format", "json", "--output", file.toString(), "--target-jdk", "25"));
-        assertTrue(err.toString().contains("10 findings written to " + file), err.toString());
+        assertTrue(err.toString().contains("14 findings written to " + file), err.toString());
         assertEquals("", out.toString(), "nothing on standard output");
         JsonNode json = new ObjectMapper().readTree(Files.readString(file));
         assertEquals(25, json.get("target_jdk").asInt());
-        assertEquals(10, json.get("findings").size());
+        assertEquals(14, json.get("findings").size());
         assertEquals("2.1.0", new ObjectMapper().readTree(runToString(fixture.toString(), "--format", "SARIF")).get("version").asText(),
                 "--format takes any case");
     }
@@ -112,5 +113,22 @@ class AuditCommandTest {
         assertEquals(2, run(fixture.toString(), "--fail-on", "fatal"));
         assertTrue(err.toString().contains("--fail-on: unknown severity 'fatal'; use error, warning, info or none"), err.toString());
         assertEquals(2, run());
+        assertEquals(2, run(fixture.toString(), "--target-jdk", "99"));
+        assertTrue(err.toString().contains("--target-jdk: target JDK 99 is newer than the pinning rules the audit knows; give 21 to "),
+                err.toString());
+    }
+
+    @Test
+    void badInputsExitTwoWithOneLineNamingTheFile() throws Exception {
+        Path empty = Files.createDirectories(dir.resolve("unbuilt/target/classes"));
+        Path text = Files.writeString(dir.resolve("x.jar"), "hello");
+        byte[] whole = Files.readAllBytes(fixture);
+        Path cut = Files.write(dir.resolve("cut.jar"), java.util.Arrays.copyOf(whole, whole.length - 100));
+        for (Path bad : List.of(empty, text, cut)) {
+            CliTest.Run r = CliTest.run("audit", bad.toString(), "--fail-on", "info"); // as java -jar runs it
+            assertEquals(2, r.exit(), bad + ": " + r);
+            assertEquals(1, r.err().lines().count(), r.err());
+            assertTrue(r.err().startsWith("weft audit: " + bad + ": "), r.err());
+        }
     }
 }

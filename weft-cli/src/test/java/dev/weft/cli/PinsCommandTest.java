@@ -228,7 +228,7 @@ class PinsCommandTest {
     @Test
     void badArgumentsExitTwoWithTheUsage() {
         assertEquals(2, run("pins", "java"));
-        assertTrue(err().contains("pins <pid> [--for DURATION] [--depth N] [--json]"), err());
+        assertTrue(err().contains("usage: java -jar weft-cli-<version>.jar pins <pid> [--for DURATION] [--depth N] [--json]"), err());
         assertEquals(2, run("pins", "1", "--for", "soon"));
         assertTrue(err().contains("'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S"), err());
         assertEquals(2, run("pins", "1", "--for", "0s"));

@@ -10,7 +10,10 @@
  *       forks and outcome ({@link dev.weft.scope.ScopeEvent}, beside the scope);</li>
  *   <li>{@value dev.weft.limit.LimiterRejectionEvent#NAME}: a {@code Limiter} turned a caller away
  *       ({@link dev.weft.limit.LimiterRejectionEvent}, beside the limiter);</li>
- *   <li>{@value dev.weft.jfr.PipelineStopEvent#NAME}: a weft.async pipeline stopped, and why.</li>
+ *   <li>{@value dev.weft.jfr.PipelineStopEvent#NAME}: a weft.async pipeline stopped, and why
+ *       ({@code dev.weft.async.PipelineStopEvent}, beside the pipeline in weft-async);</li>
+ *   <li>{@code dev.weft.AsyncStraggler}: a core.async task on weft's executor factory parked in a
+ *       channel operation too long ({@code dev.weft.async.StragglerEvent}, weft-async).</li>
  * </ul>
  */
 package dev.weft.jfr;

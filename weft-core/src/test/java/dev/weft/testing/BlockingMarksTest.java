@@ -5,7 +5,6 @@ import static dev.weft.testing.BlockingMarks.marked;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.weft.limit.Limiter;
-import dev.weft.pool.Pool;
 import dev.weft.scope.Scope;
 import dev.weft.scope.Subtask;
 import java.util.Set;
@@ -24,8 +23,6 @@ class BlockingMarksTest {
         assertEquals(Set.of("close()", "fork(Callable)", "join()", "join(Joiner)"), marked(Scope.class, BLOCKING));
         assertEquals(Set.of("await(Duration)"), marked(Subtask.class, BLOCKING));
         assertEquals(Set.of("acquire()", "call(Callable)"), marked(Limiter.class, BLOCKING));
-        // close waits up to closeTimeout for borrowed resources.
-        assertEquals(Set.of("borrow()", "borrow(Duration)", "close()", "close(Duration)"), marked(Pool.class, BLOCKING));
     }
 
     @Test

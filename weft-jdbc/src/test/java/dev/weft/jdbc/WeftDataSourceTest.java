@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class WeftDataSourceTest {
 
     static boolean isFatal(SQLException e) {
-        return ConnectionHandle.fatal(e);
+        return ConnectionLease.fatal(e);
     }
 
     @Test

@@ -42,7 +42,8 @@ class LabSmokeTest {
                     "weft-ring-unbounded@2x", "weft-ring-unbounded@4x", "weft-ring-admission@1x", "weft-ring-admission@2x",
                     "weft-ring-admission@4x"),
             "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",
-                    "weft-process", "weft-pipeline"));
+                    "weft-process", "weft-pipeline", "core-async-go+weft", "core-async-thread+weft",
+                    "core-async-pipeline-blocking+weft"));
 
     @TempDir
     Path out;

@@ -55,6 +55,9 @@ import jdk.jfr.consumer.RecordingStream;
  *
  * <p>The detector's overhead: weft-pool's steady state run alternately without and with the
  * detector; the median paired ratio of queries/s.
+ *
+ * <p>Fast queries ({@link FastQueries}): {@code select 1} through a prepared statement, weft-pool
+ * against HikariCP, the database's own rate for that query as the limit.
  */
 public final class PoolScenario implements Scenario {
 
@@ -169,7 +172,10 @@ public final class PoolScenario implements Scenario {
             Steady second = null;
             Map<String, Run> cold = Map.of();
             List<double[]> overhead = List.of();
+            FastQueries.Result fast = null;
             if (steady.unrecovered() == null) {
+                // quick: 2 rounds of 3 x 0.5 s (database, weft-pool, HikariCP) after 3 x 20 connections opened: ~5 s
+                fast = FastQueries.run(ctx, pg.url, SIZE, Duration.ofMillis(ctx.size(200, 500, 2_000)), ctx.size(1, 2, 3));
                 if (ctx.mode() == dev.weft.lab.Mode.FULL) {
                     second = steady(ctx, pg.url, 50, threads, 1);
                     steadyEnd = System.nanoTime();
@@ -188,6 +194,9 @@ public final class PoolScenario implements Scenario {
                 report(ctx, second, 50, 50 / SERVICE_S, pins, jdk, " @50");
             }
             reportCold(ctx, cold);
+            if (fast != null) {
+                FastQueries.report(ctx, fast, SIZE);
+            }
             ctx.note(String.format(Locale.ROOT, "starvation detector (threshold %d ms): besides the episodes, %d late"
                     + " wake-up%s of its canary with no virtual thread on a carrier (the OS did not run the carriers;"
                     + " not counted as starvation)", STARVATION_THRESHOLD.toMillis(), unattributed, unattributed == 1 ? "" : "s"));

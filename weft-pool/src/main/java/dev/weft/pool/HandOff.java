@@ -1,0 +1,437 @@
+package dev.weft.pool;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The hand-off kernel of a {@link Pool}: its slots (open resources), its FIFO queue of parked
+ * borrowers, and the one lock that orders them. It creates, validates and destroys nothing; it
+ * tells the pool that borrowers wait through one callback ({@code onWaiting}).
+ *
+ * <h2>Protocol</h2>
+ * <ul>
+ *   <li><b>Fast path, no lock.</b> A borrower claims a slot by CAS {@code IDLE -> BORROWED},
+ *       scanning the slots in order. While borrowers are parked it must first take a <em>pass</em>
+ *       (one CAS on {@code passes}, which counts how often the head waiter was overtaken); when
+ *       {@code passes == bound} no pass is given and it queues like everyone else. A return is a
+ *       CAS {@code BORROWED -> IDLE} and, only if someone waits, {@link #signal}.</li>
+ *   <li><b>Slow path, under the lock.</b> A borrower appends itself to {@code waiters},
+ *       publishes {@code waiting}, and (only as the head) tries to claim once more; else it
+ *       parks. A woken head takes the lock and claims; if a barger was faster it parks again.</li>
+ *   <li><b>Signal (returner, under the lock).</b> If the head has been overtaken {@code bound}
+ *       times the returned slot goes straight to it; otherwise the head is woken (once: it is
+ *       flagged {@code awake} until it has tried) and the slot stays free for whoever comes
+ *       first.</li>
+ * </ul>
+ *
+ * <h2>Invariants</h2>
+ * <ol>
+ *   <li>A slot is held by at most one lease: only a successful CAS from {@code IDLE} hands it
+ *       out ({@link #give} hands out a slot it claimed itself, or a new one not yet visible).</li>
+ *   <li>No slot stays {@code IDLE} while a borrower is parked and nobody is awake to take it:
+ *       whoever makes a slot {@code IDLE} reads {@code waiting} afterwards (volatile write then
+ *       read, against the waiter's publish-then-claim), and a served or cancelled head wakes the
+ *       next one when a free slot remains.</li>
+ *   <li>Waiters are served in arrival order among themselves; the head is overtaken by at most
+ *       {@code bound} borrowers that arrived after it started waiting (decision 0603). A waiter
+ *       that arrived behind k others is therefore served after at most (k + 1) x (bound + 1)
+ *       hand-outs.</li>
+ *   <li>Nothing slow runs under the lock, and nobody spins: a borrower that cannot claim parks.</li>
+ * </ol>
+ *
+ * @param <T> the resource type
+ */
+final class HandOff<T> {
+
+    /** What {@link #close()} leaves in every waiter's outcome. */
+    static final Object CLOSED = new Object();
+
+    private static final VarHandle PASSES;
+
+    static {
+        try {
+            PASSES = MethodHandles.lookup().findVarHandle(HandOff.class, "passes", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final int bound;
+    private final Runnable onWaiting;
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled (after close) whenever a slot is removed. */
+    private final Condition removed = lock.newCondition();
+    private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
+    /** Copy-on-write under the lock; read without it. */
+    private volatile Slot<T>[] slots;
+    /** waiters.size(), published for the fast path. */
+    private volatile int waiting;
+    @SuppressWarnings("unused") // through PASSES
+    private volatile int passes;
+    private volatile boolean closed;
+
+    /**
+     * @param name      the pool's name, for the closed-pool error
+     * @param bound     how many later borrowers may overtake the head waiter (at least 0)
+     * @param onWaiting called, without the lock, after a borrower started waiting
+     */
+    @SuppressWarnings("unchecked")
+    HandOff(String name, int bound, Runnable onWaiting) {
+        this.name = name;
+        this.bound = bound;
+        this.onWaiting = onWaiting;
+        this.slots = (Slot<T>[]) new Slot<?>[0];
+    }
+
+    // ---------------------------------------------------------------- borrowing
+
+    /** The fast path: a free slot this caller may take now, claimed, or null. */
+    Slot<T> poll() {
+        if (waiting != 0) {
+            int p = passes;
+            if (p >= bound || !PASSES.compareAndSet(this, p, p + 1)) {
+                return null;
+            }
+        }
+        return claim();
+    }
+
+    /**
+     * The slow path: queues the caller and parks until a slot is claimed for or by it, or until
+     * {@code deadline} (System.nanoTime()).
+     *
+     * @return the claimed slot, or null at the deadline
+     * @throws PoolClosedException  if closed before or while waiting
+     * @throws InterruptedException if interrupted while waiting (a slot handed to it meanwhile
+     *                              goes back through its pool)
+     */
+    Slot<T> take(long deadline) throws InterruptedException {
+        Waiter w = new Waiter(Thread.currentThread());
+        lock.lock();
+        try {
+            if (closed) {
+                throw new PoolClosedException(name, "pool \"" + name + "\" is closed; borrow from an open pool");
+            }
+            waiters.addLast(w);
+            waiting = waiters.size();          // publish before the claim (invariant 2)
+            if (waiters.peekFirst() == w) {
+                Slot<T> s = claim();
+                if (s != null) {
+                    servedLocked();
+                    return s;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        onWaiting.run();
+        while (true) {
+            Object o = w.outcome;
+            if (o != null) {
+                return outcome(o);
+            }
+            if (Thread.interrupted()) {
+                Slot<T> s = cancel(w);
+                if (s != null && release(s)) {
+                    s.pool.destroy(List.of(s), "returned after close");   // handed to it, closed since
+                }
+                throw new InterruptedException("interrupted while waiting for a resource of pool \"" + name + "\"");
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                return cancel(w);
+            }
+            LockSupport.parkNanos(this, left);
+            lock.lock();
+            try {
+                if (w.outcome == null && waiters.peekFirst() == w) {
+                    Slot<T> s = claim();
+                    if (s != null) {
+                        servedLocked();
+                        return s;
+                    }
+                    w.awake = false;           // the next signal wakes it again
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private Slot<T> outcome(Object o) {
+        if (o == CLOSED) {
+            throw new PoolClosedException(name, "pool \"" + name
+                    + "\" was closed while this borrower waited for a resource; borrow from an open pool");
+        }
+        return (Slot<T>) o;
+    }
+
+    /** Withdraws a waiter; returns the slot handed to it meanwhile, if any. */
+    private Slot<T> cancel(Waiter w) {
+        lock.lock();
+        try {
+            Object o = w.outcome;
+            if (o != null) {
+                return outcome(o);
+            }
+            boolean head = waiters.peekFirst() == w;
+            waiters.remove(w);
+            waiting = waiters.size();
+            if (head) {
+                passes = 0;
+                wakeHeadIfFreeLocked();
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The head claimed a slot itself: it leaves, and the next head is woken if one is free. */
+    private void servedLocked() {
+        waiters.pollFirst();
+        waiting = waiters.size();
+        passes = 0;
+        wakeHeadIfFreeLocked();
+    }
+
+    private void wakeHeadIfFreeLocked() {
+        Waiter h = waiters.peekFirst();
+        if (h != null && !h.awake && anyIdle()) {
+            h.awake = true;
+            LockSupport.unpark(h.thread);
+        }
+    }
+
+    private Slot<T> claim() {
+        for (Slot<T> s : slots) {
+            if (s.state() == Slot.IDLE && s.cas(Slot.IDLE, Slot.BORROWED)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    private boolean anyIdle() {
+        for (Slot<T> s : slots) {
+            if (s.state() == Slot.IDLE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- returning and adding
+
+    /**
+     * Makes a borrowed slot free again and lets a waiter have it.
+     *
+     * @return true if the caller must destroy the slot's resource instead: the kernel closed
+     *         meanwhile and the caller took the slot back out (a slot that close() removed while
+     *         it was borrowed is already destroyed: false)
+     */
+    boolean release(Slot<T> s) {
+        // A slot removed while borrowed (close) is destroyed already: free() fails, nothing to do.
+        return free(s) && closed && remove(s, Slot.IDLE);   // close() may have missed it: read after the CAS
+    }
+
+    /** BORROWED -> IDLE, then a waiter is signalled; false if the slot was not borrowed. */
+    boolean free(Slot<T> s) {
+        if (!s.cas(Slot.BORROWED, Slot.IDLE)) {
+            return false;
+        }
+        if (waiting != 0) {                    // read after the CAS (invariant 2)
+            signal(s);
+        }
+        return true;
+    }
+
+    private void signal(Slot<T> s) {
+        lock.lock();
+        try {
+            Waiter h = waiters.peekFirst();
+            if (h == null) {
+                return;
+            }
+            if (passes >= bound) {
+                if (s.cas(Slot.IDLE, Slot.BORROWED)) {
+                    give(s);
+                }
+            } else if (!h.awake && s.state() == Slot.IDLE) {   // a barger that took it signals on its own return
+                h.awake = true;
+                LockSupport.unpark(h.thread);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Hands the claimed slot {@code s} to the head waiter (under the lock; there is one). */
+    private void give(Slot<T> s) {
+        Waiter h = waiters.pollFirst();
+        waiting = waiters.size();
+        passes = 0;
+        h.outcome = s;
+        LockSupport.unpark(h.thread);
+        wakeHeadIfFreeLocked();
+    }
+
+    /**
+     * Adds a new slot (state BORROWED, not yet visible): to the head waiter if there is one, else
+     * free.
+     *
+     * @return false if the kernel is closed (the caller destroys the resource)
+     */
+    boolean add(Slot<T> s) {
+        lock.lock();
+        try {
+            if (closed) {
+                return false;
+            }
+            Slot<T>[] old = slots;
+            Slot<T>[] grown = Arrays.copyOf(old, old.length + 1);
+            grown[old.length] = s;
+            slots = grown;
+            if (waiters.isEmpty()) {
+                s.cas(Slot.BORROWED, Slot.IDLE);
+            } else {
+                give(s);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes a slot out if it is in state {@code from} (CAS to REMOVED); the caller destroys its
+     * resource.
+     *
+     * @return whether this caller removed it
+     */
+    boolean remove(Slot<T> s, int from) {
+        if (!s.cas(from, Slot.REMOVED)) {
+            return false;
+        }
+        lock.lock();
+        try {
+            Slot<T>[] old = slots;
+            int i = Arrays.asList(old).indexOf(s);
+            if (i >= 0) {
+                @SuppressWarnings("unchecked")
+                Slot<T>[] shrunk = (Slot<T>[]) new Slot<?>[old.length - 1];
+                System.arraycopy(old, 0, shrunk, 0, i);
+                System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
+                slots = shrunk;
+            }
+            removed.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes every slot now in state {@code from}; returns them for destruction. */
+    List<Slot<T>> removeAll(int from) {
+        List<Slot<T>> out = new ArrayList<>();
+        for (Slot<T> s : slots) {
+            if (remove(s, from)) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- closing
+
+    /**
+     * Closes the kernel: every waiter gets {@link #CLOSED}, later {@link #take}s fail, and the
+     * free slots are removed and returned for destruction. Returns later: see {@link #release}.
+     */
+    List<Slot<T>> close() {
+        lock.lock();
+        try {
+            closed = true;
+            for (Waiter w; (w = waiters.pollFirst()) != null; ) {
+                w.outcome = CLOSED;
+                LockSupport.unpark(w.thread);
+            }
+            waiting = 0;
+        } finally {
+            lock.unlock();
+        }
+        return removeAll(Slot.IDLE);           // after closed = true (see release)
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Waits until no slot is borrowed or {@code deadline} passes; true if none is. */
+    boolean awaitNoneBorrowed(long deadline) throws InterruptedException {
+        lock.lockInterruptibly();
+        try {
+            long left;
+            while (count(Slot.BORROWED) > 0 && (left = deadline - System.nanoTime()) > 0) {
+                removed.awaitNanos(left);
+            }
+            return count(Slot.BORROWED) == 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    /** Borrowers parked now (a volatile read: cheap enough for an admission check). */
+    int waiting() {
+        return waiting;
+    }
+
+    /** How many slots are in {@code state} now. */
+    int count(int state) {
+        int n = 0;
+        for (Slot<T> s : slots) {
+            if (s.state() == state) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The slots now, for housekeeping. */
+    Slot<T>[] slots() {
+        return slots;
+    }
+
+    /** {in use, idle, waiting}, read under the lock so that they agree with each other. */
+    int[] counts() {
+        lock.lock();
+        try {
+            return new int[] {count(Slot.BORROWED), count(Slot.IDLE), waiting};
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A parked borrower; {@code outcome} is the slot handed to it, or {@link #CLOSED}. */
+    private static final class Waiter {
+        final Thread thread;
+        volatile Object outcome;
+        /** Woken to try a claim and not yet back (guarded by the lock): no second wake. */
+        boolean awake;
+
+        Waiter(Thread thread) {
+            this.thread = thread;
+        }
+    }
+}

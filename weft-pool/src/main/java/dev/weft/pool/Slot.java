@@ -1,0 +1,63 @@
+package dev.weft.pool;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
+/**
+ * One pooled resource and its bookkeeping: what a {@link Lease} refers to. Opaque outside the
+ * package: a subclass of {@link Lease} receives one in {@link Pool#borrow(java.time.Duration,
+ * java.util.function.Function)} and passes it to {@link Lease#Lease(Slot)}, nothing else.
+ *
+ * <p>Its {@code state} is the hand-off's claim ({@link HandOff}): {@code IDLE} (free, anyone
+ * allowed by the barging rule may claim it with a CAS), {@code BORROWED} (one lease holds it) or
+ * {@code REMOVED} (taken out for destruction; a late return of it does nothing). The plain fields
+ * are written by the thread that holds the claim and published by the CAS that ends it.
+ *
+ * @param <T> the resource type
+ */
+public final class Slot<T> {
+
+    static final int IDLE = 0;
+    static final int BORROWED = 1;
+    static final int REMOVED = 2;
+
+    private static final VarHandle STATE;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(Slot.class, "state", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    final Pool<T> pool;
+    final T resource;
+    final long createdAt;
+    @SuppressWarnings("unused") // through STATE
+    private volatile int state;
+    /** When it was last returned (or created); written before the CAS to IDLE. */
+    long lastUsed;
+    /** When the current borrow began; written after the claim, read by the leak check. */
+    volatile long borrowedAt;
+    /** Leak detection only (leakThreshold > 0): the current borrower and its stack. */
+    volatile String borrower = "";
+    volatile StackTraceElement[] borrowStack;
+    volatile boolean leakReported;
+
+    Slot(Pool<T> pool, T resource, long createdAt, int state) {
+        this.pool = pool;
+        this.resource = resource;
+        this.createdAt = createdAt;
+        this.lastUsed = createdAt;
+        this.state = state;
+    }
+
+    int state() {
+        return state;
+    }
+
+    boolean cas(int from, int to) {
+        return STATE.compareAndSet(this, from, to);
+    }
+}
