@@ -10,7 +10,8 @@
             [weft.context :refer [defcontext with-context]])
   (:import (dev.weft.clj InvalidOptionException)
            (java.util.concurrent CountDownLatch Executor ThreadPoolExecutor TimeUnit)
-           (java.util.concurrent.atomic AtomicInteger)))
+           (java.util.concurrent.atomic AtomicInteger)
+           (java.util.function IntBinaryOperator)))
 
 (set! *warn-on-reflection* true)
 
@@ -71,7 +72,7 @@
       (.execute ^Executor ex
                 (fn []
                   (let [r (.incrementAndGet running)]
-                    (.accumulateAndGet most r max)
+                    (.accumulateAndGet most r (reify IntBinaryOperator (applyAsInt [_ a b] (Math/max a b)))) ; no fn-as-interface on Clojure 1.11
                     (swap! order conj i)
                     (.await release 10 TimeUnit/SECONDS)
                     (.decrementAndGet running)
