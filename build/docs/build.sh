@@ -13,8 +13,8 @@ commonmark_version=0.27.1
 docs_version=$(weft_version)
 docs_modules=$(library_modules | paste -sd, -)
 
-say "docs: building every library module with its Javadoc"
-maven_logged -q package -DskipTests -Dweft.publish -pl "$docs_modules" -am || die "docs: the build failed (see above)"
+say "docs: building every library module with its Javadoc (installed, so the Clojure API is read from what was just built)"
+maven_logged -q install -DskipTests -Dweft.publish -pl "$docs_modules" -am || die "docs: the build failed (see above)"
 
 rm -rf "$docs_out"
 mkdir -p "$docs_out/api/java" "$docs_out/api/kotlin"

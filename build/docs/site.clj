@@ -96,7 +96,8 @@ h1,h2,h3{line-height:1.25}.var{margin:1.5em 0}.var h3{margin-bottom:.2em}.args{c
                       f (when path (io/file root path))]
                   (cond
                     (nil? f) href
-                    (str/ends-with? path ".md") (str (rel from (html-path path)) (when anchor (str "#" anchor)))
+                    (str/ends-with? path ".md") (do (when (.exists f) (swap! wanted conj path))
+                                                    (str (rel from (html-path path)) (when anchor (str "#" anchor))))
                     (.isDirectory f) (do (swap! wanted conj path)
                                          (rel from (str path "/index.html")))
                     (.exists f) (do (swap! wanted conj path) (str (rel from path) (when anchor (str "#" anchor))))
@@ -145,7 +146,12 @@ h1,h2,h3{line-height:1.25}.var{margin:1.5em 0}.var h3{margin-bottom:.2em}.args{c
   [root out paths wanted]
   (doseq [path (sort paths)
           :let [f (io/file root path)]]
-    (if (.isDirectory f)
+    (cond
+      (str/ends-with? path ".md")              ; a page of its own, beyond the usual ones
+      (when-not (.exists (io/file out (html-path path)))
+        (render-markdown! root out path wanted))
+
+      (.isDirectory f)
       (let [index (str path "/index.html")
             entries (sort-by #(.getName ^File %) (.listFiles f))]
         (io/make-parents (io/file out index))
@@ -156,13 +162,15 @@ h1,h2,h3{line-height:1.25}.var{margin:1.5em 0}.var h3{margin-bottom:.2em}.args{c
                                          :let [n (.getName e)
                                                md? (str/ends-with? n ".md")]
                                          :when (not (#{"target" ".cpcache"} n))]
-                                     (do (when-not (or md? (.isDirectory e)) (swap! wanted conj (str path "/" n)))
+                                     (do (when-not (.isDirectory e) (swap! wanted conj (str path "/" n)))
                                          (str "<li><a href=\"" (cond md? (html-path n) (.isDirectory e) (str n "/index.html") :else n)
                                               "\">" (escape n) (when (.isDirectory e) "/") "</a></li>"))))
                          "</ul>")))
         (doseq [^File e entries
                 :when (and (.isDirectory e) (not (#{"target" ".cpcache"} (.getName e))))]
           (swap! wanted conj (str path "/" (.getName e)))))
+
+      :else
       (let [target (io/file out path)]
         (io/make-parents target)
         (io/copy f target)))))
