@@ -246,7 +246,7 @@ if [ -f "$deps_dir/deps.edn" ]; then
     test_fail "$name, JDK $JDK_MAJOR" "its README's first edn block is not its deps.edn: the README must show what the test uses"
   elif [ -z "$top_deps" ] || [ "$top_deps" != "$(weft_coords < "$deps_dir/deps.edn")" ]; then
     test_fail "$name, JDK $JDK_MAJOR" "its deps.edn does not name the weft modules of README.md's deps.edn block: keep them the same"
-  elif ! maven -q -f "$ROOT/build/tools-deps/pom.xml" dependency:build-classpath -Dmdep.outputFile="$work/tools-deps.cp" > "$log" 2>&1; then
+  elif ! MAVEN_POM="$ROOT/build/tools-deps/pom.xml" maven -q dependency:build-classpath -Dmdep.outputFile="$work/tools-deps.cp" > "$log" 2>&1; then
     test_fail "$name, JDK $JDK_MAJOR" "tools.deps could not be resolved from Maven Central (log: $log)"
   else
     TOOLS_DEPS_CP=$(cat "$work/tools-deps.cp") M2=$scratch M2_TAIL=$tail_repo "$deps_dir/test.sh" >> "$log" 2>&1
