@@ -10,13 +10,7 @@ dir=${1:?usage: install-project.sh DIR [README.md]}
 readme=${2:-"$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/README.md"}
 
 # The body of the first fenced block in language $1 whose text contains $2.
-block() {
-  awk -v lang="$1" -v want="$2" '
-    !open && $0 ~ "^```" lang "[ \t]*$" { open = 1; body = ""; next }
-    open && /^```[ \t]*$/ { open = 0; if (index(body, want)) { printf "%s", body; found = 1; exit } next }
-    open { body = body $0 "\n" }
-    END { exit found ? 0 : 1 }' "$readme"
-}
+block() { "$(dirname "${BASH_SOURCE[0]}")/block.sh" "$1" "$2" "$readme"; }
 
 rm -rf "$dir"
 mkdir -p "$dir/src/test/java"

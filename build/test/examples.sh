@@ -8,6 +8,13 @@
 # that the install left out cannot be found anywhere. Maven 3.9 is fetched like the launcher's
 # own when the one on PATH is older (Debian's is 3.8.7). Nothing else is installed.
 tier_start=$SECONDS
+
+# "passed failed" from the clojure.test summaries ("Ran N tests", "F failures, E errors") in log $1:
+# a project that runs clojure.test itself writes no Surefire report to count.
+clojure_test_counts() {
+  awk '/^Ran [0-9]+ tests/ { n += $2 } /^[0-9]+ failures, [0-9]+ errors/ { bad += $1 + $3 }
+       END { printf "%d %d\n", (n > bad ? n - bad : 0), bad }' "$1"
+}
 step() { say "examples: $1 ($((SECONDS - tier_start)) s)"; }
 
 case $(maven_version "$MVN") in
@@ -109,9 +116,7 @@ readme_lein() {
     test_fail "README Leiningen, JDK $JDK_MAJOR" "no Leiningen, and installing Debian's leiningen failed (see above)"
     return 0
   fi
-  deps=$(awk '!open && /^```edn[ \t]*$/ { open = 1; body = ""; next }
-              open && /^```[ \t]*$/ { open = 0; if (index(body, ":dependencies")) { printf "%s", body; exit } next }
-              open { body = body $0 "\n" }' "$ROOT/README.md" | sed -e 's/^ *:dependencies *\[//' -e '$ s/\] *$//')
+  deps=$({ "$ROOT/build/readme/block.sh" edn ":dependencies" "$ROOT/README.md" || true; } | sed -e 's/^ *:dependencies *\[//' -e '$ s/\] *$//')
   if [ -z "$deps" ]; then
     test_fail "README Leiningen, JDK $JDK_MAJOR" "README.md has no edn block with :dependencies"
     return 0
@@ -142,8 +147,7 @@ EOF
   (cd "$dir" && JAVA_HOME=$JAVA_HOME JAVA_CMD="$JAVA_HOME/bin/java" LEIN_JAVA_CMD="$JAVA_HOME/bin/java" lein with-profile -base test) > "$log" 2>&1
   status=$?
   set -e
-  read -r p f < <(awk '/^Ran [0-9]+ tests/ { n += $2 } /^[0-9]+ failures, [0-9]+ errors/ { bad += $1 + $3 }
-                       END { printf "%d %d\n", (n > bad ? n - bad : 0), bad }' "$log")
+  read -r p f < <(clojure_test_counts "$log")
   if [ $((p + f)) -eq 0 ]; then
     tail -n 15 "$log"
     test_fail "README Leiningen, JDK $JDK_MAJOR" "lein test ran no test (exit $status; log: $log)"
@@ -186,8 +190,7 @@ for pom in "$ROOT"/examples/*/pom.xml; do
   read -r p f < <(count_tests "$marker" "$dir")
   rm -f "$marker"
   if [ $((p + f)) -eq 0 ]; then   # clojure.test run by the project itself: its own summary lines
-    read -r p f < <(awk '/^Ran [0-9]+ tests/ { n += $2 } /^[0-9]+ failures, [0-9]+ errors/ { bad += $1 + $3 }
-                         END { printf "%d %d\n", (n > bad ? n - bad : 0), bad }' "$log")
+    read -r p f < <(clojure_test_counts "$log")
   fi
   if [ "$status" -ne 0 ]; then
     grep -E '^\[ERROR\] (Failed to execute|Tests run:.*Fail|  [A-Za-z]|[a-zA-Z.]+(Error|Exception)|Non-resolvable)|^(FAIL|ERROR) in|^(expected|  actual):' "$log" | head -n 15
@@ -239,9 +242,7 @@ if [ -f "$deps_dir/deps.edn" ]; then
   readme_deps=$(awk '/^```edn/ { if (seen) exit; on = 1; next } /^```/ { if (on) { on = 0; seen = 1 } next } on' "$deps_dir/README.md")
   set +e
   weft_coords() { grep -o 'dev\.weft/[a-z-]* *{:mvn/version "[^"]*"}' | tr -s ' ' | sort; }
-  top_deps=$(awk '!open && /^```edn[ \t]*$/ { open = 1; body = ""; next }
-                  open && /^```[ \t]*$/ { open = 0; if (index(body, ":deps")) { printf "%s", body; exit } next }
-                  open { body = body $0 "\n" }' "$ROOT/README.md" | weft_coords)
+  top_deps=$("$ROOT/build/readme/block.sh" edn ":deps" "$ROOT/README.md" | weft_coords)
   if [ "$readme_deps" != "$(cat "$deps_dir/deps.edn")" ]; then
     test_fail "$name, JDK $JDK_MAJOR" "its README's first edn block is not its deps.edn: the README must show what the test uses"
   elif [ -z "$top_deps" ] || [ "$top_deps" != "$(weft_coords < "$deps_dir/deps.edn")" ]; then
@@ -251,8 +252,7 @@ if [ -f "$deps_dir/deps.edn" ]; then
   else
     TOOLS_DEPS_CP=$(cat "$work/tools-deps.cp") M2=$scratch M2_TAIL=$tail_repo "$deps_dir/test.sh" >> "$log" 2>&1
     status=$?
-    read -r p f < <(awk '/^Ran [0-9]+ tests/ { n += $2 } /^[0-9]+ failures, [0-9]+ errors/ { bad += $1 + $3 }
-                         END { printf "%d %d\n", (n > bad ? n - bad : 0), bad }' "$log")
+    read -r p f < <(clojure_test_counts "$log")
     if [ "$status" -ne 0 ] && [ "$f" -eq 0 ]; then
       tail -n 20 "$log"
       test_fail "$name, JDK $JDK_MAJOR" "tools.deps or the test JVM failed, no test did (log: $log)"
