@@ -17,18 +17,25 @@
                            BasicMDCAdapter: slf4j-simple's own MDC keeps nothing; see
                            dev.weft.lab.scenarios.context.SimpleLoggingWithMdc)
   All but dynamic-var-1-binding run in that same loaded-code environment. Every variant is
-  warmed up by time, then variants run interleaved, in a new order each round; a variant's
-  figure in a round is the mean time of a batch of runs lasting at least 300 ms (quick), as a
-  JMH iteration is, and the variant reports its median round, comparable with the article's
-  means (the fastest round and every round are kept as extras). The goals compare variants by
-  the median of their per-round ratios, decided on its confidence interval: rounds run until
+  warmed up by time, then rounds run. A round interleaves the variants run by run: cycles in
+  which every variant runs once, in a new random order each cycle, until the round has lasted
+  at least 2 s (quick); a variant's figure in a round is the mean time of its runs in it (as a
+  JMH iteration's), and the variant reports its median round, comparable with the article's
+  means (the fastest round and every round are kept as extras). Interleaving run by run, not
+  batch by batch, is what makes the rounds' paired ratios agree: whatever slows the machine or
+  the JVM for a while (a collection, a neighbour, the heap being resized) slows every variant
+  of the round alike. The JVM's heap is fixed at its start (-Xms, the descriptor's jvm_args)
+  so that the collector does not resize it between rounds. The goals compare variants by the
+  median of their per-round ratios, decided on its confidence interval: rounds run until
   every goal is decided or the budget is spent (ScenarioContext/rounds)."
   (:require [clojure.main :as main]
+            [clojure.string]
             [weft.context :refer [defcontext with-context]]
             [weft.lab.scenario :as lab]
             [weft.scope :as scope]
             [weft.slf4j :as slf4j])
-  (:import (dev.weft.context Context)
+  (:import (clojure.lang Var)
+           (dev.weft.context Context)
            (org.slf4j MDC)
            (dev.weft.lab Goal Iterations Rounds ScenarioContext)
            (dev.weft.scheduler SchedulerSampler SchedulerSamples)
@@ -139,14 +146,46 @@
   [env thunk]
   (if (= env :loaded) (as-loaded-code thunk) (thunk)))
 
-(defn- measure
-  "One round's figure of a variant: after one checked run, the mean wall time in ms of `(f n)` over
-  a batch of at least `batch` (a Duration) of runs (dev.weft.lab.Iterations), in the variant's
-  environment. The caller collects first (so that no variant inherits another's garbage), outside
-  the variant's memory window."
-  [env f n ^Duration batch]
-  (in-env env #(do (checked-run f n)
-                   (Iterations/msPerIteration batch 1 (fn [] (f n))))))
+(defn- environment-frame
+  "The thread-binding frame of the variant's environment: that of code loaded by clojure.main
+  (:loaded) or this thread's own (:plain). A frame is immutable; installing it on this thread
+  later (`timed-run`) puts exactly those bindings in effect, without running the loader again
+  for every run."
+  [env]
+  (in-env env #(Var/getThreadBindingFrame)))
+
+(defn- in-frame
+  "Calls `thunk` with the thread-binding `frame` installed, then puts this thread's back."
+  [frame thunk]
+  (let [outer (Var/getThreadBindingFrame)]
+    (Var/resetThreadBindingFrame frame)
+    (try (thunk)
+         (finally (Var/resetThreadBindingFrame outer)))))
+
+(defn- timed-run
+  "One run of `(f n)` in `frame`: its wall time in ms (installing the frame is not timed)."
+  ^double [frame f n]
+  (in-frame frame #(let [t0 (System/nanoTime)]
+                     (f n)
+                     (/ (- (System/nanoTime) t0) 1e6))))
+
+(defn- round!
+  "One round: cycles in which every variant runs once, in a new random order each cycle, until
+  at least `min-cycles` ran and the round has lasted `length` (a Duration). Each run is in its
+  variant's memory window. Returns {name [ms of each run]}."
+  [^ScenarioContext ctx variants n min-cycles ^Duration length]
+  (let [end (+ (System/nanoTime) (.toNanos length))]
+    (loop [runs {} cycles 0]
+      (if (and (>= cycles min-cycles) (>= (System/nanoTime) end))
+        runs
+        (recur (reduce (fn [runs [name frame f]]
+                         (let [ms (with-open [_ (.measuring ctx name)]
+                                    (timed-run frame f n))]
+                           (update runs name (fnil conj []) ms)))
+                       runs (shuffle variants))
+               (inc cycles))))))
+
+(defn- mean [xs] (/ (reduce + xs) (count xs)))
 
 (defn- paired-ratio
   "The median over rounds of a's run / b's run in the same round."
@@ -162,10 +201,11 @@
         n (lab/size ctx 2000 50000 article-size)
         ;; Warm-up by time, as JMH does: every variant's path compiled, whatever the machine's speed.
         warmup (Duration/ofMillis (lab/size ctx 0 1000 3000))
-        ;; A round's figure is a batch of runs lasting at least this long: single 40 ms runs
-        ;; spread 0.48x-3.1x in paired ratios (one collection or a neighbour's burst is a large
-        ;; part of 40 ms); batches of ~300 ms average that out.
-        batch (Duration/ofMillis (lab/size ctx 0 300 1000))
+        ;; A round lasts at least this long, its variants interleaved run by run: with one batch of
+        ;; 300 ms per variant and round, the paired ratios spread 0.6x-1.7x over 13-14 rounds on an
+        ;; idle machine, every variant of a round slowed alike, batch after batch (issue 26).
+        round-length (Duration/ofMillis (lab/size ctx 0 2000 5000))
+        min-cycles (lab/size ctx 1 4 8)
         ;; At least this many paired rounds; more while a goal is inconclusive and the budget allows.
         [min-rounds max-rounds] (lab/size ctx [1 1] [8 24] [12 40])
         counts (binding-counts)
@@ -179,17 +219,27 @@
                           ["weft-context" :loaded weft-context-run]
                           ["weft-context-mdc" :loaded weft-context-mdc-run]]
                    sv (conj ["scoped-value" :loaded sv]))
+        frames {:loaded (environment-frame :loaded) :plain (environment-frame :plain)}
+        ;; [name frame run-fn], what a round runs
+        runnable (mapv (fn [[name env f]] [name (frames env) f]) variants)
         samplers (atom {})
         times (atom {})]
+    (when-not (= repl-count (in-frame (frames :loaded) #(count (get-thread-bindings))))
+      (throw (IllegalStateException. "the loaded-code frame does not hold the bindings code loaded by clojure.main sees")))
     (lab/limit-note! ctx (str "the floor is the explicit argument in this run: no context mechanism beats passing"
                               " the value, so every variant's floor is explicit-arg's median time here and its ratio"
                               " is its slowdown against an argument (x the floor, lower is better)"))
     (lab/progress! ctx n " tasks per run, " (.toMillis warmup) " ms of warm-up per variant, then " min-rounds "-"
-                   max-rounds " rounds, each variant a batch of runs of at least " (.toMillis batch) " ms per round,"
-                   " interleaved (the median round is reported); context kept in " (Context/implementation))
+                   max-rounds " rounds of at least " (.toMillis round-length) " ms, the variants interleaved run by"
+                   " run (the median round is reported); context kept in " (Context/implementation))
     (check-mdc-mirror!)
-    (doseq [[_ env f] variants]
-      (in-env env #(Iterations/warmUp warmup (fn [] (f n)))))
+    ;; The scheduler is sampled while each variant warms up: the same runs as the measured ones,
+    ;; and a sampler running through a round would see every variant at once.
+    (doseq [[name frame f] runnable]
+      (in-frame frame #(checked-run f n))
+      (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))]
+        (try (in-frame frame #(Iterations/warmUp warmup (fn [] (f n))))
+             (finally (swap! samplers assoc name (.stop sampler))))))
     (let [figures (fn [name] (or (@times name) []))
           ratios (fn [a b] (reify java.util.function.Supplier
                              (get [_] (vec (map / (figures a) (figures b))))))
@@ -199,14 +249,14 @@
                              (.watch Goal/AT_LEAST 5.0 ^java.util.function.Supplier (ratios "dynamic-var" "weft-context"))
                              (.watch Goal/AT_MOST 1.10 ^java.util.function.Supplier (ratios "weft-context-mdc" "weft-context")))]
       (while (.another rounds)
-        (doseq [[name env f] (shuffle variants)]
-          (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))
-                ms (try (System/gc)
-                        (with-open [_ (.measuring ^ScenarioContext ctx name)]
-                          (measure env f n batch))
-                        (finally (swap! samplers update name (fnil conj []) (.stop sampler))))]
-            (swap! times update name (fnil conj []) ms)
-            (lab/progress! ctx "round " (.count rounds) ": " name " " (format "%.1f ms" ms))))))
+        ;; one collection per round, outside every run: each round starts from the same heap
+        (System/gc)
+        (let [runs (round! ctx runnable n min-cycles round-length)]
+          (doseq [[name _ _] runnable]
+            (swap! times update name (fnil conj []) (mean (runs name))))
+          (lab/progress! ctx "round " (.count rounds) ", " (count (runs "explicit-arg")) " runs each: "
+                         (clojure.string/join ", " (for [[name _ _] runnable]
+                                                     (format "%s %.1f ms" name (mean (runs name)))))))))
     ;; The median run is the figure, as everywhere in the lab: the article published criterium
     ;; means, and a fastest-of-N beside a mean flatters the comparison. The interleaving gives
     ;; every variant the same share of a noisy machine. The fastest run is kept as an extra.
@@ -228,7 +278,7 @@
                                            :overhead-vs-explicit-arg-us (per-task-us name)
                                            :vs-explicit-arg (/ (ms name) floor)
                                            :bindings-in-effect (if (= name "dynamic-var-1-binding") one-count repl-count)
-                                           :scheduler (.toMap ^SchedulerSamples (last (@samplers name)))}
+                                           :scheduler (.toMap ^SchedulerSamples (@samplers name))}
                                     (published-ms name) (assoc :published-ms-500k-tasks-4-cores (published-ms name)))}))
       (let [weft-vs-arg (paired-ratio @times "weft-context" "explicit-arg")
             dyn-vs-weft (paired-ratio @times "dynamic-var" "weft-context")]

@@ -1,5 +1,7 @@
 package dev.weft.lab.scenarios.pinning;
 
+import dev.weft.lab.Goal;
+import dev.weft.lab.Rounds;
 import dev.weft.lab.ScenarioContext;
 import dev.weft.lab.Stats;
 import java.io.IOException;
@@ -16,15 +18,21 @@ import java.util.concurrent.TimeUnit;
  * The weft agent's overhead on {@code no-lock}, which never pins: child JVMs run the workload
  * without and with {@code -javaagent:weft-agent.jar} (both detectors, its defaults), in pairs
  * whose order alternates so that drift cancels out. Each child warms up by time, then prints one
- * line per operation, {@code weft-agent-overhead: tasks_per_s=X}. The ratio is the median with
- * the agent over the median without.
+ * line per operation, {@code weft-agent-overhead: tasks_per_s=X}. Each pair gives one paired
+ * ratio, the median with the agent over the median without; the goal is judged on those ratios
+ * (at least 6 pairs in quick mode, the sign test's 95%, and more while the goal is inconclusive
+ * and the budget allows: decision 0809), since one pair's ratio moves by several percent from
+ * JVM to JVM.
  */
 public final class AgentOverhead {
 
     static final String PREFIX = "weft-agent-overhead: ";
 
-    /** Throughputs of every measured operation, without and with the agent, and the time it all took. */
-    record Result(double[] off, double[] on, double seconds) {
+    /**
+     * Throughputs of every measured operation, without and with the agent, each pair's ratio
+     * (median with / median without), and the time it all took.
+     */
+    record Result(double[] off, double[] on, List<Double> pairRatios, double seconds) {
         /** Median throughput with the agent divided by the median without it. */
         double ratio() {
             return Stats.median(on) / Stats.median(off);
@@ -44,15 +52,21 @@ public final class AgentOverhead {
         }
     }
 
-    /** Runs the pairs: smoke 1 pair of 2 operations, quick 1 pair of 6 (two JVM starts, for quick mode's 5 s), full 6 pairs of 20. */
+    /**
+     * Runs the pairs: smoke 1 pair of 2 operations; quick 6-10 pairs of 6 (~1.3 s a pair); full 8-16 pairs of 20.
+     */
     static Result measure(ScenarioContext ctx, int threads, Path agent) throws Exception {
-        int pairs = ctx.size(1, 1, 6);
         int ops = ctx.size(2, 6, 20);
         int warmupMs = ctx.size(0, 300, 2_000);
         long start = System.nanoTime();
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
-        for (int pair = 0; pair < pairs; pair++) {
+        List<Double> pairRatios = new ArrayList<>();
+        Rounds pairs = ctx.rounds(ctx.size(1, 6, 8), ctx.size(1, 10, 16)).reserve(Duration.ofSeconds(1))
+                .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
+        while (pairs.another()) {
+            int pair = pairs.count() - 1;
+            double[] medians = new double[2];   // without, with
             for (int i = 0; i < 2; i++) {
                 boolean withAgent = (pair + i) % 2 == 1;   // off-on, then on-off, ...
                 List<String> jvmArgs = withAgent ? List.of("-javaagent:" + agent) : List.of();
@@ -70,10 +84,13 @@ public final class AgentOverhead {
                             + " of " + ops + " results; see " + log);
                 }
                 (withAgent ? on : off).addAll(found);
+                medians[withAgent ? 1 : 0] = Stats.median(found);
             }
+            pairRatios.add(medians[1] / medians[0]);
         }
         return new Result(off.stream().mapToDouble(Double::doubleValue).toArray(),
-                on.stream().mapToDouble(Double::doubleValue).toArray(), (System.nanoTime() - start) / 1e9);
+                on.stream().mapToDouble(Double::doubleValue).toArray(), List.copyOf(pairRatios),
+                (System.nanoTime() - start) / 1e9);
     }
 
     private static List<Double> read(Path log) throws IOException {

@@ -1,5 +1,7 @@
 package dev.weft.lab.scenarios.pool;
 
+import dev.weft.lab.Goal;
+import dev.weft.lab.Rounds;
 import dev.weft.lab.ScenarioContext;
 import dev.weft.lab.Stats;
 import java.sql.Connection;
@@ -22,6 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * database's own rate for that query: the same connections held one per virtual thread, no pool.
  * That rate is the limit; the goal is weft-pool at least 1.0x HikariCP's queries/s, paired per
  * round. Variants {@code weft-pool-fast} and {@code hikaricp-fast}.
+ *
+ * <p>Rounds: the first {@code fullRounds} measure the database, weft-pool and HikariCP; later ones
+ * (the goal needs at least 6 for the sign test's 95%, more while it is inconclusive and the
+ * budget allows) only the two pools, in alternating order, since the limit is a median already.
  */
 final class FastQueries {
 
@@ -36,7 +42,8 @@ final class FastQueries {
     record Result(List<Double> database, Map<String, List<Double>> pools) {
     }
 
-    static Result run(ScenarioContext ctx, String url, int size, Duration perRun, int rounds) throws Exception {
+    static Result run(ScenarioContext ctx, String url, int size, Duration perRun, int fullRounds, int minRounds,
+                      Duration reserve) throws Exception {
         Map<String, Pools.ConnectionPool> open = new LinkedHashMap<>();
         Map<String, List<Double>> qps = new LinkedHashMap<>();
         List<Double> database = new ArrayList<>();
@@ -52,9 +59,14 @@ final class FastQueries {
                 qps.put(name, new ArrayList<>());
                 drive(p, BORROWERS, perRun.dividedBy(4));         // warm: connections opened, statements prepared
             }
-            for (int r = 0; r < rounds; r++) {
-                database.add(direct(direct, perRun));
-                for (String name : POOLS) {
+            Rounds rounds = ctx.rounds(Math.max(fullRounds, minRounds), Math.max(fullRounds, 2 * minRounds))
+                    .reserve(reserve).watch(Goal.AT_LEAST, 1.0, qps.get("weft-pool"), qps.get("hikaricp"));
+            while (rounds.another()) {
+                int r = rounds.count() - 1;
+                if (r < fullRounds) {
+                    database.add(direct(direct, perRun));
+                }
+                for (String name : r < fullRounds || r % 2 == 1 ? POOLS : POOLS.reversed()) {
                     double q = drive(open.get(name), BORROWERS, perRun);
                     qps.get(name).add(q);
                     ctx.progress(String.format(Locale.ROOT, "fast queries, round %d, %s: %,.0f queries/s (database alone %,.0f)",
