@@ -304,6 +304,9 @@ public final class PinningScenario implements Scenario {
                     if (withMonitor) {
                         monitor = pins.startMonitor();
                     }
+                    // One unmeasured operation first: starting or stopping a JFR recording leaves work
+                    // behind (its threads, a chunk to close) that would fall on the block's first one.
+                    iteration(Duration.ZERO, op);
                     Instant from = Instant.now();
                     List<Double> blockFigures = new ArrayList<>();
                     for (int i = 0; i < block; i++) {
