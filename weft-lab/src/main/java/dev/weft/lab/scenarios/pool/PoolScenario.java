@@ -205,8 +205,8 @@ public final class PoolScenario implements Scenario {
                 if (ctx.mode() != dev.weft.lab.Mode.QUICK && (second == null || second.unrecovered() == null)) {
                     cold = coldStart(ctx, pg.url);
                 }
-                // quick: pairs of 1,000 queries (half a second each at the limit), to stay in its time budget
-                overhead = overhead(ctx, pg.url, ctx.size(100, 1_000, threads), ctx.size(1, 6, 6), ctx.size(1, 10, 12));
+                // quick: at least 6 pairs of 600 queries (0.3 s each at the limit), to stay in its time budget
+                overhead = overhead(ctx, pg.url, ctx.size(100, 600, threads), ctx.size(1, 6, 6), ctx.size(1, 10, 12));
                 ctx.progress(String.format(Locale.ROOT, "every part done at %.1f s", (System.nanoTime() - t0) / 1e9));
             }
             // JFR delivers pin events up to ~1 s late; only the steady runs count pins
