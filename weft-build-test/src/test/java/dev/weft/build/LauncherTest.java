@@ -148,6 +148,57 @@ class LauncherTest {
     }
 
     @Test
+    void aFailedCombinationNamesItsFailedTestsUnderItsLine() throws Exception {
+        // The launcher's functions without its main, sourced by a script that plays a tier: one
+        // Surefire report and one clojure.test summary with failures, newer than the marker.
+        Path copy = Files.createDirectories(tmp.resolve("checkout"));
+        String launcher = Files.readString(LAUNCHER);
+        assertTrue(launcher.endsWith("main \"$@\"\n"), "the launcher ends by calling main");
+        Files.writeString(copy.resolve("weft"), launcher.substring(0, launcher.length() - "main \"$@\"\n".length()));
+        Files.createDirectories(copy.resolve("build"));   // what the launcher sources
+        Files.copy(LAUNCHER.resolveSibling("build/debian-package.sh"), copy.resolve("build/debian-package.sh"));
+        Path reports = Files.createDirectories(copy.resolve("m/target/surefire-reports"));
+        Path clj = Files.createDirectories(copy.resolve("m/target/clojure-test"));
+        Files.writeString(copy.resolve("tier.sh"), String.join("\n",
+                "source \"$1/weft\"",
+                "WEFT_TEST_RESULTS=$1/results WEFT_TEST_FAILED=$1/failed",
+                "marker=$(new_marker); sleep 1",
+                "cat > " + reports.resolve("TEST-x.FooTest.xml") + " <<'XML'",
+                "<testsuite name=\"x.FooTest\" tests=\"3\" errors=\"1\" failures=\"1\" skipped=\"0\">",
+                "  <testcase name=\"passes\" classname=\"x.FooTest\" time=\"0.1\"/>",
+                "  <testcase name=\"fails\" classname=\"x.FooTest\" time=\"0.1\">",
+                "    <failure message=\"expected: &lt;1&gt; but was: &lt;2&gt;\" type=\"AssertionFailedError\">trace</failure>",
+                "  </testcase>",
+                "  <testcase name=\"throws\" classname=\"x.FooTest\" time=\"0.1\">",
+                "    <error type=\"IllegalStateException\">trace</error>",
+                "  </testcase>",
+                "</testsuite>",
+                "XML",
+                "printf '4 1\\nweft.bar-test/slow-drain: the drain lost 1 request\\n' > " + clj.resolve("summary.txt"),
+                "read -r p f < <(count_tests \"$marker\" \"$1/m\")",
+                "test_report 'm, JDK 25' \"$p\" \"$f\"",
+                "test_report 'n, JDK 25' 5 0",
+                "cut -f 4 \"$1/results\" | tr '\\036' '|'",
+                ""));
+        ProcessBuilder pb = new ProcessBuilder("bash", copy.resolve("tier.sh").toString(), copy.toString());
+        pb.redirectErrorStream(true);
+        Process p = pb.start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), out);
+        List<String> lines = out.lines().toList();
+        assertEquals(List.of(
+                "m, JDK 25: 5 passed, 3 failed",
+                "  failed: x.FooTest.fails: expected: &lt;1&gt; but was: &lt;2&gt;",
+                "  failed: x.FooTest.throws: ",
+                "  failed: weft.bar-test/slow-drain: the drain lost 1 request",
+                "n, JDK 25: 5 passed, 0 failed",
+                // the summary's copy: the same lines, joined by the record separator in the results file
+                "  failed: x.FooTest.fails: expected: &lt;1&gt; but was: &lt;2&gt;|  failed: x.FooTest.throws: "
+                        + "|  failed: weft.bar-test/slow-drain: the drain lost 1 request",
+                ""), lines, out);
+    }
+
+    @Test
     void versionSetsItInEveryPomReadmeAndExampleWithoutAJdk() throws Exception {
         // A copy of the checkout's launcher, what it sources, and every POM and README it may edit.
         Path root = LAUNCHER.getParent();
