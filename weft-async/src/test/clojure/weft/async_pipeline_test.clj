@@ -235,8 +235,8 @@
         (reset! done [d to])))
     (let [[d to] @done]
       (is (empty? (pipeline-threads pname)) "the scope's end interrupted and awaited them")
-      (is (instance? CancellationException (within d 100)))
-      (is (nil? (within to 100)) "to was closed"))))
+      (is (instance? CancellationException (within d)))
+      (is (nil? (within to)) "to was closed"))))
 
 (deftest bad-arguments-are-clear-errors
   (let [c (a/chan)]
@@ -319,7 +319,7 @@
                                          {:ordered? ordered? :name pname})]
                    [(vec (keep (fn [_] (within to)) (range (min k size)))) done]))
           [taken done] seen
-          ended-with (within done 100)]
+          ended-with (within done)]
       (and (empty? (pipeline-threads pname))
            (or (nil? ended-with) (instance? CancellationException ended-with))
            (if ordered? (= (range (count taken)) taken) (apply distinct? ::none taken))))))

@@ -140,7 +140,7 @@
                 (await-latch started)
                 c))]
       (is (instance? CancellationException (deref outcome 10000 nil)))
-      (is (nil? (within c 100)))
+      (is (nil? (within c)))
       (is (not-any? #(= "async-root" (:scope %)) (wa/processes)) "nothing escaped to the root")
       (is (= 1 (- (-> (wa/thread-stats) :processes :cancelled) cancelled-before)) "the outer one ended as cancelled")
       (is (= failed-before (-> (wa/thread-stats) :processes :failed))))))
@@ -151,7 +151,7 @@
     (await-latch parked)
     (is (some #(= "async-root" (:scope %)) (wa/processes)))
     (is (true? (wa/stop-root! 10000)) "stop-root! interrupts the root's processes and waits")
-    (is (nil? (within c 100)))
+    (is (nil? (within c)))
     (is (not-any? #(= "async-root" (:scope %)) (wa/processes)))
     (testing "the next process opens a new root"
       (is (= :again (within (wa/process :again)))))

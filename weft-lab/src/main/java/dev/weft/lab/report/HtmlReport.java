@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * with the verdict: one table of every goal of every scenario, met or not in colour and in words.
  * Then one section per scenario: its charts (the variants against their limits; measured bars
  * solid, extrapolated or estimated ones hatched; a second chart of peak platform threads where
- * the scenario recorded them) and its table.
+ * the scenario recorded them; where variants ran at several offered loads, their figure against
+ * the load: {@link LoadChart}) and its table.
  */
 public final class HtmlReport {
 
@@ -161,6 +162,7 @@ public final class HtmlReport {
                 s.append(chart(unit.getKey(), group, onlyEstimates && groups.size() > 1
                         ? "extrapolated or estimated, on a scale of their own" : null));
             }
+            s.append(LoadChart.render(unit.getKey(), unit.getValue()));
         }
         List<Variant> withThreads = r.variants().stream().filter(v -> v.peakPlatformThreads() != null).toList();
         if (!withThreads.isEmpty()) {
@@ -442,15 +444,16 @@ public final class HtmlReport {
             }
             return ticks;
         }
+    }
 
-        private static double niceCeiling(double v) {
-            double magnitude = Math.pow(10, Math.floor(Math.log10(v)));
-            for (double step : new double[] {1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
-                if (step * magnitude >= v) {
-                    return step * magnitude;
-                }
+    /** The smallest of 1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten that is at least {@code v} (> 0). */
+    static double niceCeiling(double v) {
+        double magnitude = Math.pow(10, Math.floor(Math.log10(v)));
+        for (double step : new double[] {1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10}) {
+            if (step * magnitude >= v) {
+                return step * magnitude;
             }
-            return 10 * magnitude;
         }
+        return 10 * magnitude;
     }
 }

@@ -137,6 +137,30 @@ class ReportTest {
         assertFalse(svg.contains("log scale"), svg);
     }
 
+    @Test
+    void variantsAtSeveralLoadsGetTheirFigureAgainstTheOfferedLoad() {
+        List<Variant> overload = new java.util.ArrayList<>();
+        for (String v : List.of("jetty-hikaricp", "weft-ring-admission")) {
+            for (int load : List.of(4, 1, 2)) {   // in any order: drawn by load
+                double goodput = v.startsWith("weft") ? Math.min(load, 1) * 1_950 : 1_900.0 / load;
+                overload.add(Variant.of(v + "@" + load + "x", "req/s", goodput, 2_000.0, null, Map.of()));
+            }
+        }
+        overload.add(Variant.of("alone", "req/s", 10, 2_000.0, null, Map.of()));
+        String svg = LoadChart.render("req/s", overload);
+        assertEquals(1, count(svg, "data-kind=\"load\""), svg);
+        assertEquals(2, count(svg, "class=\"series\""), "a line per variant, none for a variant at one load");
+        assertEquals(6, count(svg, "class=\"point\""), "a point per load");
+        assertEquals(1, count(svg, "<title>limit 2,000 req/s</title>"), "the capacity across: " + svg);
+        assertTrue(svg.contains("<title>weft-ring-admission@4x: 1,950 req/s</title>"), svg);
+        List<LoadChart.Series> series = LoadChart.series(overload);
+        assertEquals(List.of(1.0, 2.0, 4.0), series.get(0).points().stream().map(LoadChart.Point::factor).toList());
+        assertEquals("", LoadChart.render("ms", List.of(Variant.of("a@1x", "ms", 1, null, null, Map.of()))),
+                "one load is no line");
+        String html = HtmlReport.render(new LabResult("25", 2, "quick", "now", List.of(PINNING)));
+        assertFalse(html.contains("data-kind=\"load\""), "no load chart where no variant ran at several loads");
+    }
+
     private static int count(String s, String part) {
         int n = 0;
         for (int i = s.indexOf(part); i >= 0; i = s.indexOf(part, i + 1)) {

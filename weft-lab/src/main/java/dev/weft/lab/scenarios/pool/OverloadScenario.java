@@ -22,8 +22,9 @@ import java.util.Map;
  * (weft-ring and weft's pool, no limit) and {@code weft-ring-admission} (the same with the
  * pool-driven limiter, decision 0900, and a request timeout of the clients' 1 s).
  *
- * <p>Per {@code <variant>@<load>}: goodput (2xx within the client's timeout, per second) against
- * the capacity, and in {@code extra} the p50/p99 of those responses, the 503s, the client timeouts,
+ * <p>Per {@code <variant>@<load>}: goodput (2xx within the client's timeout that arrived in the
+ * measured window, per second of it: {@link OpenLoop}) against the capacity, and in {@code extra}
+ * the p50/p99 of the window's requests served in time, the 503s, the client timeouts,
  * the queries run and the wasted ones (finished after their client's deadline, which every
  * request carries in a header, so every variant counts them the same way). Peak platform threads
  * are this JVM's (server and load generator together; the generator's clients are virtual threads).
@@ -91,6 +92,10 @@ public final class OverloadScenario implements Scenario {
         ctx.note("overload: the open-loop load generator runs in the scenario's JVM, next to the server and sharing its"
                 + " cores with it and PostgreSQL; on 2 cores, 4x (8,000 requests/s, each client on its own connection while"
                 + " it waits) takes CPU from the server too, so compare variants at one load rather than read absolutes.");
+        ctx.note(String.format(Locale.ROOT, "overload: goodput counts the 2xx responses within their client's timeout that"
+                + " arrived in the %,d ms window, per second of it (a rate the server cannot exceed). A server without a"
+                + " bound degrades as its queue grows towards the clients' timeout: a short window after %,d ms of load"
+                + " (quick mode) catches it early; --full's 6 s window after 2 s shows where it settles.", windowMs, warmupMs));
         goals(ctx, results, queryCounts, scale);
     }
 

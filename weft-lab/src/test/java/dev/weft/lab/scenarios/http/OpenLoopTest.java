@@ -26,6 +26,7 @@ class OpenLoopTest {
     private static Server server;
     private static int port;
     private static final ConcurrentLinkedQueue<Long> deadlines = new ConcurrentLinkedQueue<>();
+    private static final java.util.concurrent.locks.ReentrantLock ONE_AT_A_TIME = new java.util.concurrent.locks.ReentrantLock(true);
 
     @BeforeAll
     static void start() throws Exception {
@@ -45,6 +46,14 @@ class OpenLoopTest {
                 String path = request.getHttpURI().getPath();
                 if ("/slow".equals(path)) {
                     Thread.sleep(3_000);
+                }
+                if ("/one-at-a-time".equals(path)) {
+                    ONE_AT_A_TIME.lock();   // capacity: 1 / 20 ms = 50 responses/s
+                    try {
+                        Thread.sleep(20);
+                    } finally {
+                        ONE_AT_A_TIME.unlock();
+                    }
                 }
                 response.setStatus("/shed".equals(path) ? 503 : 200);
                 response.write(true, ByteBuffer.wrap("ok".getBytes(StandardCharsets.US_ASCII)), callback);
@@ -72,7 +81,8 @@ class OpenLoopTest {
         OpenLoop.Result ok = run("/ok", Duration.ofSeconds(5));
         assertEquals(20, ok.sent(), "50/s for 0.4 s, whatever the server does: " + ok);
         assertEquals(ok.sent(), ok.good(), "every 200 within the timeout is goodput: " + ok);
-        assertEquals(ok.good() / 0.4, ok.goodput(), 1e-6);
+        assertEquals(ok.goodInWindow() / 0.4, ok.goodput(), 1e-6);
+        assertTrue(ok.goodInWindow() > 0 && ok.goodInWindow() <= ok.sent() + 1, "responses that arrived in the window: " + ok);
         assertTrue(ok.latencyMs(0.5) <= ok.latencyMs(0.99));
 
         OpenLoop.Result shed = run("/shed", Duration.ofSeconds(5));
@@ -83,6 +93,18 @@ class OpenLoopTest {
         assertEquals(20, slow.sent(), "a server that answers nothing does not slow the load down: " + slow);
         assertEquals(slow.sent(), slow.timeouts(), "each client gives up at its deadline: " + slow);
         assertTrue(Double.isNaN(slow.latencyMs(0.99)));
+    }
+
+    @Test
+    void goodputIsWhatTheServerCompletesNotTheBacklogItWorksOffAfterTheWindow() throws Exception {
+        // 150/s offered to a server that completes 50/s: the window's requests keep being served
+        // (in time) for up to the 1 s timeout after the window, but goodput counts only what
+        // arrived inside it, so it cannot exceed the capacity (0.4 s x 50/s, plus the one in
+        // progress as the window opens). A loaded machine only lowers it.
+        OpenLoop.Result r = OpenLoop.run(new OpenLoop.Plan(port, "/one-at-a-time", 150, 100, 400, Duration.ofSeconds(1), 400), () -> {
+        });
+        assertTrue(r.goodput() <= (0.4 * 50 + 1) / 0.4, "at most the capacity: " + r + ", goodput " + r.goodput());
+        assertTrue(r.goodInWindow() > 0, "some responses arrived in the window: " + r);
     }
 
     @Test
