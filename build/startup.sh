@@ -28,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 classpath() {
   local module=$1 jar="$repo/dev/weft/$1/$version/$1-$version.jar"
   [ -f "$jar" ] || { echo "startup: $jar is not installed: run ./weft install (or mvn install -DskipTests) first" >&2; exit 1; }
-  mvn -q -f "$ROOT/pom.xml" -pl "$module" dependency:build-classpath -DincludeScope=runtime \
+  "$ROOT/mvnw" -q -f "$ROOT/pom.xml" -pl "$module" dependency:build-classpath -DincludeScope=runtime \
       -Dmdep.outputFile="$work/$module.cp" >"$work/$module.log" 2>&1 \
     || { cat "$work/$module.log" >&2; echo "startup: could not resolve $module's classpath (log above)" >&2; exit 1; }
   echo "$jar:$(cat "$work/$module.cp")"

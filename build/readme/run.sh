@@ -8,7 +8,7 @@
 #   build/readme/run.sh --classpath runtime|test   prints the classpath of every library module
 #                                                  (runtime: what ./weft repl and jshell use)
 #
-# Environment: JAVA_HOME (a JDK 21+), MVN (default: mvn), MAVEN_OPTS (e.g. the local repository),
+# Environment: JAVA_HOME (a JDK 21+), MVN (default: the checkout's ./mvnw), MAVEN_OPTS (e.g. the local repository),
 # WEFT_VERSION (default: the checkout's version).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -46,7 +46,7 @@ resolve() {
   local goals="dependency:build-classpath"
   # test: the fixtures compiled, and the runner's profile (the Kotlin compiler)
   [ "$scope" = runtime ] || goals="compile $goals -Prunner"
-  JAVA_HOME=$JAVA_HOME "${MVN:-mvn}" -B -q -Dstyle.color=never -f "$out/pom.xml" -Dweft.version="$version" -Dreadme.home="$here" \
+  JAVA_HOME=$JAVA_HOME "${MVN:-$root/mvnw}" -B -q -Dstyle.color=never -f "$out/pom.xml" -Dweft.version="$version" -Dreadme.home="$here" \
     $goals -Dmdep.outputFile="$out/$scope.cp" -Dmdep.includeScope="$scope" > "$out/maven.log" 2>&1 \
     || { cat "$out/maven.log" >&2
          echo "weft: could not resolve weft $version's modules ($(libraries | paste -sd' ')) from the local Maven repository: install them first (./weft install)" >&2; exit 1; }

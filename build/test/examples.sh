@@ -5,8 +5,8 @@
 #
 # Third-party artifacts come from the user's local repository, read-only, through Maven 3.9's
 # maven.repo.local.tail, minus weft's own (dev/weft), so only weft is fresh and a weft artifact
-# that the install left out cannot be found anywhere. Maven 3.9 is fetched like the launcher's
-# own when the one on PATH is older (Debian's is 3.8.7). Nothing else is installed.
+# that the install left out cannot be found anywhere. Maven 3.9 is the launcher's (./mvnw's).
+# Nothing else is installed.
 tier_start=$SECONDS
 
 # "passed failed" from the clojure.test summaries ("Ran N tests", "F failures, E errors") in log $1:
@@ -17,13 +17,10 @@ clojure_test_counts() {
 }
 step() { say "examples: $1 ($((SECONDS - tier_start)) s)"; }
 
-case $(maven_version "$MVN") in
-  3.9*|3.[1-9][0-9]*|[4-9].*) ;;
-  *) maven_home="${WEFT_CACHE:-$HOME/.cache/weft}/apache-maven-$MAVEN_VERSION"
-     [ -x "$maven_home/bin/mvn" ] || fetch_maven "$maven_home" >/dev/null \
-       || { test_fail "examples" "needs Maven 3.9 ($MVN is $(maven_version "$MVN")), and Apache Maven $MAVEN_VERSION could not be fetched"; return 0; }
-     MVN="$maven_home/bin/mvn"; MVN_VERSION=$MAVEN_VERSION ;;
-esac
+if ! version_at_least "$MVN_VERSION" 3.9; then
+  test_fail "examples" "needs Maven 3.9 (maven.repo.local.tail); $MVN is $MVN_VERSION, because ./mvnw could not download $(wrapper_maven_version) (see above)"
+  return 0
+fi
 
 # The local repository the build uses: -Dmaven.repo.local in MAVEN_OPTS or MAVEN_ARGS, else ~/.m2.
 normal_repo=$HOME/.m2/repository

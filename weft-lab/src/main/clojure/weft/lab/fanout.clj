@@ -41,10 +41,9 @@
             [weft.async :as wa]
             [weft.lab.scenario :as lab]
             [weft.scope :refer [with-scope]])
-  (:import (dev.weft.lab ScenarioContext)
+  (:import (dev.weft.lab ChildJvm ScenarioContext)
            (java.net URI)
            (java.net.http HttpClient HttpClient$Version HttpRequest HttpResponse$BodyHandlers)
-           (java.nio.file Files LinkOption Path)
            (java.time Duration)
            (java.util.concurrent ExecutorService Executors ThreadPoolExecutor TimeUnit)
            (java.util.concurrent.atomic AtomicLong)))
@@ -57,19 +56,9 @@
 (defn- start-server!
   "Starts the WaitServer JVM and returns its port (waits at most 60 s for it to listen)."
   [^ScenarioContext ctx max-seconds]
-  (let [port-file (.resolve (.workDir ctx) "fanout-server.port")]
-    (Files/deleteIfExists port-file)
-    (let [p (.startJvm ctx "fanout-server" ["-Dsun.net.httpserver.nodelay=true" "-XX:+UseSerialGC"]
-                       "dev.weft.lab.scenarios.fanout.WaitServer"
-                       [(str port-file) (str max-seconds)])]
-      (loop [i 0]
-        (cond
-          (Files/exists port-file (make-array LinkOption 0)) (Long/parseLong (.strip (Files/readString port-file)))
-          (not (.isAlive ^Process p)) (throw (IllegalStateException.
-                                              (str "the fanout server JVM exited with " (.exitValue ^Process p)
-                                                   "; see " (.resolve (.workDir ctx) "fanout-server.log"))))
-          (> i 600) (throw (IllegalStateException. "the fanout server did not listen within 60 s"))
-          :else (do (Thread/sleep 100) (recur (inc i))))))))
+  (let [server (.startJvm ctx "fanout-server" ["-Dsun.net.httpserver.nodelay=true" "-XX:+UseSerialGC"]
+                          "dev.weft.lab.scenarios.fanout.WaitServer" [(str max-seconds)])]
+    (Long/parseLong (.strip (.await server "listening" (Duration/ofSeconds 60))))))
 
 (defn- new-client
   "The client every variant uses: HTTP/1.1, built with `executor` so it starts no workers of its own."
@@ -303,25 +292,14 @@
               second)
       "unknown"))
 
-(defn- await-file
-  "Waits until `path` exists (polling every 20 ms), at most `seconds`; false when it timed out
-  or `alive?` turned false."
-  [^Path path seconds alive?]
-  (let [deadline (+ (System/nanoTime) (* (long seconds) 1000000000))]
-    (loop []
-      (cond
-        (Files/exists path (make-array LinkOption 0)) true
-        (or (not (alive?)) (> (System/nanoTime) deadline)) false
-        :else (do (Thread/sleep 20) (recur))))))
-
 (defn -main
-  "The +weft JVM: `port sizes rounds wait-ms warm-n dir` (sizes comma-separated). Warms up,
-  writes `dir`/ready, then measures `weft-variants` at each size one round at a time: round
-  i of size n when `dir`/go-<n>-<i> appears (the parent's round i is over: the two JVMs never
-  measure at the same time), writing `dir`/done-<n>-<i> after it; then the headline (100 go
-  blocks, or 20 when wait-ms is below 1000), and writes {:sizes {n {variant [figures per
-  round]}} :headline figures ...} to `dir`/fanout-weft.edn."
-  [port sizes rounds wait-ms warm-n dir]
+  "The +weft JVM, a dev.weft.lab.ChildJvm: `port sizes rounds wait-ms warm-n` (sizes
+  comma-separated). Warms up, says `ready`, then measures `weft-variants` at each size one round
+  at a time: round i of size n when the parent sends `go <n> <i>` (its round i is over: the two
+  JVMs never measure at the same time), saying `done <n> <i>` after it; then the headline (100 go
+  blocks, or 20 when wait-ms is below 1000), and says `result` with {:sizes {n {variant [figures
+  per round]}} :headline figures ...} as EDN."
+  [port sizes rounds wait-ms warm-n]
   (when-not (System/getProperty factory-property)
     (throw (IllegalStateException. (str "the +weft variants need -D" factory-property "=weft.async/executor-factory"))))
   (let [port (Long/parseLong port)
@@ -337,28 +315,31 @@
         (doseq [[vname f] weft-variants]
           (let [fig (measure f warm-n 10 port stats-client)]
             (progress (format "warm-up: %s N=%,d against 10 ms waits, %.0f ms" vname warm-n (double (:ms fig)))))))
-      (spit (io/file dir "ready") "")
-      (let [by-size (into {} (for [n sizes]
+      (ChildJvm/tell "ready" "")
+      (let [commands (.iterator (ChildJvm/commands))
+            by-size (into {} (for [n sizes]
                                [n (apply merge-with into
                                          (for [round (range rounds)]
                                            ;; one round at a time, each when the parent's round of the same number is over
-                                           (let [go (str "go-" n "-" round)]
-                                             (when-not (await-file (Path/of ^String dir (into-array String [go])) 600 (constantly true))
-                                               (throw (IllegalStateException. (str "the parent JVM did not say " go " within 600 s"))))
+                                           (let [go (str "go " n " " round)
+                                                 said (when (.hasNext commands) (.next commands))]
+                                             (when-not (= go said)
+                                               (throw (IllegalStateException. (str "the parent JVM said " (pr-str said)
+                                                                                   " where \"" go "\" was due"))))
                                              (let [r (run-rounds weft-variants n wait-ms 1 port stats-client
                                                                  #(progress (str/replace-first % "round 1" (str "round " (inc round))))
                                                                  (constantly nil))]
-                                               (spit (io/file dir (str "done-" n "-" round)) "")
+                                               (ChildJvm/tell "done" (str n " " round))
                                                r))))]))
             headline-n (if (< wait-ms 1000) 20 100)
             headline (measure core-async-go headline-n wait-ms port stats-client)]
         (progress (format "headline: %,d go blocks, %.0f ms, peak %d platform threads, %d calls on virtual threads"
                           headline-n (double (:ms headline)) (long (:peak-platform-threads headline))
                           (long (:on-virtual-threads headline))))
-        (spit (io/file dir "fanout-weft.edn") (pr-str {:sizes by-size
-                                :headline headline
-                                :executor (str (dispatch/executor-for :mixed))
-                                :core-async (core-async-version)})))
+        (ChildJvm/tell "result" (pr-str {:sizes by-size
+                                         :headline headline
+                                         :executor (str (dispatch/executor-for :mixed))
+                                         :core-async (core-async-version)})))
       (finally
         (.close stats-client)
         (.close stats-executor)
@@ -366,50 +347,38 @@
 
 (defn- start-weft-jvm!
   "Starts the JVM of the +weft variants, with weft as core.async's executor factory (see `-main`);
-  it loads and warms up while this one does. Returns {:process :dir}."
-  [^ScenarioContext ctx port sizes rounds wait-ms warm-n]
-  (let [dir (.resolve (.workDir ctx) "fanout-weft")]
-    (Files/createDirectories dir (make-array java.nio.file.attribute.FileAttribute 0))
-    (doseq [^java.io.File f (.listFiles (.toFile dir))] ; a previous run's signals and results
-      (.delete f))
-    {:dir dir
-     ;; the JVM options of this one (the lab's defaults), plus the factory: only the executors differ
-     :process (.startJvm ctx "fanout-weft" [(str "-D" factory-property "=weft.async/executor-factory")]
-                         "clojure.main"
-                         ["-m" "weft.lab.fanout" (str port) (str/join "," sizes) (str rounds) (str wait-ms) (str warm-n)
-                          (str dir)])}))
+  it loads and warms up while this one does. Returns its ChildJvm."
+  ^ChildJvm [^ScenarioContext ctx port sizes rounds wait-ms warm-n]
+  ;; the JVM options of this one (the lab's defaults), plus the factory: only the executors differ
+  (.startJvm ctx "fanout-weft" [(str "-D" factory-property "=weft.async/executor-factory")]
+             "clojure.main"
+             ["-m" "weft.lab.fanout" (str port) (str/join "," sizes) (str rounds) (str wait-ms) (str warm-n)]))
 
 (defn- await-weft-jvm-ready!
   "Waits until the +weft JVM has warmed up, so that it is idle while this one measures."
-  [^ScenarioContext ctx {:keys [^Process process ^Path dir]}]
-  (when-not (await-file (.resolve dir "ready") 300 #(.isAlive process))
-    (throw (IllegalStateException. (str "the +weft JVM was not ready within 300 s"
-                                        (when-not (.isAlive process) (str " (it exited with " (.exitValue process) ")"))
-                                        "; see " (.resolve (.workDir ctx) "fanout-weft.log"))))))
+  [^ChildJvm jvm]
+  (.await jvm "ready" (Duration/ofSeconds 300)))
 
 (defn- weft-round!
   "Lets the +weft JVM measure its round `round` of size `n` and waits until it is done."
-  [^ScenarioContext ctx {:keys [^Process process ^Path dir]} n round]
-  (Files/writeString (.resolve dir (str "go-" n "-" round)) "" (make-array java.nio.file.OpenOption 0))
-  (when-not (await-file (.resolve dir (str "done-" n "-" round)) 300 #(.isAlive process))
-    (throw (IllegalStateException. (str "the +weft JVM did not finish its round " (inc round) " of N=" n " within 300 s; see "
-                                        (.resolve (.workDir ctx) "fanout-weft.log"))))))
+  [^ChildJvm jvm n round]
+  (.send jvm (str "go " n " " round))
+  (let [done (.await jvm "done" (Duration/ofSeconds 300))]
+    (when-not (= done (str n " " round))
+      (throw (IllegalStateException. (str "the +weft JVM said done " done " where round " round " of N=" n " was due; "
+                                          (.tail jvm)))))))
 
 (defn- run-weft-jvm!
-  "Waits for the +weft JVM to end (its rounds are done, its headline follows); the EDN map
-  `-main` wrote."
-  [^ScenarioContext ctx {:keys [^Process process ^Path dir]}]
-  (let [out (.resolve dir "fanout-weft.edn")
-        p process]
-    (when-not (.waitFor ^Process p 300 TimeUnit/SECONDS)
-      (throw (IllegalStateException. (str "the +weft JVM did not finish within 300 s; see "
-                                          (.resolve (.workDir ctx) "fanout-weft.log")))))
-    (when-not (zero? (.exitValue ^Process p))
-      (throw (IllegalStateException. (str "the +weft JVM exited with " (.exitValue ^Process p) "; see "
-                                          (.resolve (.workDir ctx) "fanout-weft.log")))))
-    (doseq [line (str/split-lines (slurp (str (.resolve (.workDir ctx) "fanout-weft.log"))))]
+  "Waits for the +weft JVM's result (its rounds are done, its headline follows) and for it to
+  end; the EDN map `-main` sent."
+  [^ScenarioContext ctx ^ChildJvm jvm]
+  (let [result (.await jvm "result" (Duration/ofSeconds 300))
+        exit (.awaitExit jvm (Duration/ofSeconds 60))]
+    (when-not (zero? exit)
+      (throw (IllegalStateException. (str "the +weft JVM exited with " exit "; " (.tail jvm)))))
+    (doseq [line (str/split-lines (slurp (str (.log jvm))))]
       (when (re-find #"^(warm-up|N=|headline)" line) (lab/progress! ctx (str "+weft JVM: " line))))
-    (edn/read-string (slurp (str out)))))
+    (edn/read-string result)))
 
 (defn- report-size!
   "Reports the six variants of one size; `suffix` names them (\"\" or \"@10000\")."
@@ -527,12 +496,12 @@
             (let [fig (measure f warm-n 10 port stats-client)]
               (lab/progress! ctx (format "warm-up: %-28s N=%,d against 10 ms waits, %.0f ms" vname warm-n
                                          (double (:ms fig))))))))
-      (await-weft-jvm-ready! ctx weft-jvm)
+      (await-weft-jvm-ready! weft-jvm)
       (let [weft-rounds (lab/size ctx 1 2 rounds)
             ;; the +weft JVM measures its round i right after this JVM's round i (never at the same
             ;; time), so that paired rounds see the same machine
             figures (into {} (map (fn [n] [n (run-size ctx n wait-ms rounds port stats-client
-                                                       #(when (< % weft-rounds) (weft-round! ctx weft-jvm n %)))]))
+                                                       #(when (< % weft-rounds) (weft-round! weft-jvm n %)))]))
                           sizes)
             weft-run (run-weft-jvm! ctx weft-jvm)]
         (doseq [n sizes]

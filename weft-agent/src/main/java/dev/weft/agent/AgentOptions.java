@@ -1,6 +1,6 @@
 package dev.weft.agent;
 
-import dev.weft.thread.Durations;
+import dev.weft.thread.internal.Durations;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Locale;

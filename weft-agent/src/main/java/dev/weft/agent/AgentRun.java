@@ -3,7 +3,7 @@ package dev.weft.agent;
 import dev.weft.pin.PinMonitor;
 import dev.weft.pin.StarvationDetector;
 import dev.weft.pin.StarvationReport;
-import dev.weft.thread.Durations;
+import dev.weft.thread.internal.Durations;
 import java.lang.System.Logger.Level;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;

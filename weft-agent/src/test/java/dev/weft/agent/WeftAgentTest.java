@@ -111,7 +111,7 @@ class WeftAgentTest {
             List<String> names = jar.stream().map(java.util.zip.ZipEntry::getName).toList();
             assertTrue(names.contains("dev/weft/agent/WeftAgent.class"), names.toString());
             assertTrue(names.contains("dev/weft/agent/internal/weft/pin/PinMonitor.class"), names.toString());
-            assertTrue(names.contains("dev/weft/agent/internal/weft/thread/Durations.class"), names.toString());
+            assertTrue(names.contains("dev/weft/agent/internal/weft/thread/internal/Durations.class"), names.toString());
             assertEquals(List.of(), names.stream().filter(n -> n.endsWith(".class")
                     && !n.startsWith("dev/weft/agent/")).toList(), "only the agent's package");
             var manifest = jar.getManifest().getMainAttributes();

@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The ./weft launcher's own behaviour: finding a JDK and rejecting bad arguments. Only paths
- * that stop before building are exercised: a nested Maven starts only where it fails at once
- * (an install that cannot reach any Maven repository).
+ * The ./weft launcher's own behaviour: finding a JDK and Maven (the Maven Wrapper's), rejecting
+ * bad arguments, and setting the version. Only paths that stop before building are exercised: a
+ * nested Maven starts only where it fails at once (an install that cannot reach any Maven
+ * repository) or edits a copy's POMs (./weft version).
  */
 class LauncherTest {
 
@@ -199,14 +200,20 @@ class LauncherTest {
     }
 
     @Test
-    void versionSetsItInEveryPomReadmeAndExampleWithoutAJdk() throws Exception {
-        // A copy of the checkout's launcher, what it sources, and every POM and README it may edit.
+    void versionSetsItInEveryPomReadmeAndExample() throws Exception {
+        // A copy of the checkout's launcher, what it sources and runs (the Maven Wrapper and .mvn),
+        // and every POM, README and guide it may edit.
         Path root = LAUNCHER.getParent();
         Path copy = tmp.resolve("checkout");
-        List<Path> files = new ArrayList<>(List.of(Path.of("weft"), Path.of("build/debian-package.sh")));
+        List<Path> files = new ArrayList<>(List.of(Path.of("weft"), Path.of("build/debian-package.sh"), Path.of("mvnw")));
+        try (Stream<Path> walk = Files.walk(root.resolve(".mvn"))) {
+            walk.filter(Files::isRegularFile).map(root::relativize).forEach(files::add);
+        }
+        int edited = files.size();
         try (Stream<Path> walk = Files.walk(root, 3)) {
             walk.map(root::relativize)
-                    .filter(p -> Set.of("pom.xml", "README.md", "deps.edn").contains(p.getFileName().toString()))
+                    .filter(p -> Set.of("pom.xml", "README.md", "deps.edn").contains(p.getFileName().toString())
+                            || p.startsWith("doc/guides") && p.toString().endsWith(".md"))
                     .filter(p -> !p.toString().contains("target") && !p.toString().contains("src"))
                     .forEach(files::add);
         }
@@ -219,17 +226,26 @@ class LauncherTest {
         assertTrue(m.find(), "weft-parent's version in pom.xml");
         String old = m.group(1);
         String next = "9.8.7-rc1";
+        // A third-party version that happens to read like weft's is not weft's: versions:set leaves it.
+        String thirdParty = "<dependency><groupId>org.example</groupId><artifactId>other</artifactId><version>" + old
+                + "</version></dependency>";
+        Path buildTestPom = copy.resolve("weft-build-test/pom.xml");
+        Files.writeString(buildTestPom, Files.readString(buildTestPom)
+                .replace("</properties>", "</properties>\n  <dependencyManagement><dependencies>" + thirdParty
+                        + "</dependencies></dependencyManagement>"));
 
-        Run r = launch(copy.resolve("weft"), Map.of("WEFT_JDK_DIRS", tmp.toString(), "JAVA_HOME", tmp.toString()), "version", next);
+        Run r = launch(copy.resolve("weft"), Map.of("JAVA_HOME", System.getProperty("java.home")), "version", next);
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.err().contains("setting version " + next + " (was " + old + ")"), r.err());
-        for (Path f : files.subList(2, files.size())) {
-            String text = Files.readString(copy.resolve(f));
+        for (Path f : files.subList(edited, files.size())) {
+            String text = Files.readString(copy.resolve(f)).replace(thirdParty, "");
             assertFalse(text.contains(old), f + " still names " + old);
             if (f.getFileName().toString().equals("pom.xml") && !text.contains("<parent>") && text.contains("weft.version")) {
                 assertTrue(text.contains("<weft.version>" + next + "</weft.version>"), f.toString());   // examples, README runner
             }
         }
+        assertTrue(Files.readString(buildTestPom).contains(thirdParty), "the third-party version is unchanged");
+        assertTrue(Files.readString(copy.resolve("weft-bom/pom.xml")).contains("<version>" + next + "</version>"), "weft-bom");
         String readme = Files.readString(copy.resolve("README.md"));
         for (String coordinates : List.of("<version>" + next + "</version>", "dev.weft:weft-bom:" + next,
                 "{:mvn/version \"" + next + "\"}", "[dev.weft/weft-clj \"" + next + "\"]")) {
@@ -237,9 +253,55 @@ class LauncherTest {
         }
         assertTrue(files.stream().filter(f -> f.startsWith("examples")).count() >= 3, files.toString());
 
-        Run bad = launch(copy.resolve("weft"), Map.of("JAVA_HOME", tmp.toString()), "version", "1.x");
+        // A bad version is refused before anything else, so without a JDK too.
+        Run bad = launch(copy.resolve("weft"), Map.of("JAVA_HOME", tmp.toString(), "WEFT_JDK_DIRS", tmp.toString()), "version", "1.x");
         assertEquals(2, bad.exit(), bad.toString());
         assertTrue(bad.err().contains("'1.x' is not a version"), bad.err());
+    }
+
+    /** The Maven version that .mvn/wrapper/maven-wrapper.properties pins. */
+    private static String wrapperMaven() throws IOException {
+        Matcher m = Pattern.compile("apache-maven-([0-9.]+)-bin\\.zip")
+                .matcher(Files.readString(LAUNCHER.resolveSibling(".mvn/wrapper/maven-wrapper.properties")));
+        assertTrue(m.find(), "distributionUrl in maven-wrapper.properties");
+        return m.group(1);
+    }
+
+    /**
+     * An environment where ./mvnw must download its Maven and cannot (an empty home, a mirror
+     * nobody listens on), and where the mvn on PATH is a script reporting version {@code pathMaven}.
+     */
+    private Map<String, String> noMavenDownload(String pathMaven) throws IOException {
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Path mvn = Files.writeString(bin.resolve("mvn"), "#!/bin/sh\n"
+                + "if [ \"$1\" = -v ]; then echo 'Apache Maven " + pathMaven + " (fake)'; exit 0; fi\n"
+                + "echo \"the PATH's mvn ran: $*\"; exit 1\n");
+        Files.setPosixFilePermissions(mvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path home = Files.createDirectories(tmp.resolve("home"));
+        return Map.of("JAVA_HOME", System.getProperty("java.home"), "HOME", home.toString(), "MAVEN_USER_HOME", home.resolve(".m2").toString(),
+                "MVNW_REPOURL", "http://127.0.0.1:9", "PATH", bin + ":" + System.getenv("PATH"), "MAVEN_OPTS", "", "MAVEN_ARGS", "");
+    }
+
+    @Test
+    void aMavenThatCannotBeDownloadedIsOneLineNamingTheFix() throws Exception {
+        Run r = weft(noMavenDownload("3.6.3"), "install");
+        assertEquals(1, r.exit(), r.toString());
+        List<String> problems = r.err().lines().filter(l -> !l.startsWith("weft: using JDK") && !l.startsWith("weft: JAVA_HOME (")).toList();
+        assertEquals(1, problems.size(), r.err());
+        assertTrue(problems.get(0).startsWith("weft: cannot download Apache Maven " + wrapperMaven() + " with ./mvnw ("), r.err());
+        assertTrue(problems.get(0).contains("127.0.0.1:9"), "names the address it tried: " + r.err());
+        assertTrue(problems.get(0).contains("MVNW_REPOURL") && problems.get(0).contains("Maven 3.9+ on the PATH"), r.err());
+        assertFalse(r.err().contains("the PATH's mvn ran"), "a Maven older than 3.8 is not used: " + r.err());
+        assertEquals("", r.out());
+    }
+
+    @Test
+    void withoutTheWrappersMavenAMaven38OnThePathBuildsAndItSaysSo() throws Exception {
+        Run r = weft(noMavenDownload("3.8.7"), "install");
+        assertTrue(r.err().contains("weft: ./mvnw could not download Apache Maven " + wrapperMaven() + " ("), r.err());
+        assertTrue(r.err().contains("using Maven 3.8.7 from PATH instead"), r.err());
+        assertTrue(r.err().contains("the PATH's mvn ran: -B"), "the build ran with it: " + r.err());
+        assertEquals(1, r.exit(), "the stand-in Maven fails the build: " + r);
     }
 
     @Test

@@ -3,7 +3,7 @@ package dev.weft.scope;
 import dev.weft.context.Context;
 import dev.weft.context.ContextKey;
 import dev.weft.limit.Limiter;
-import dev.weft.thread.VirtualTimer;
+import dev.weft.thread.internal.VirtualTimer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.NoSuchElementException;

@@ -6,7 +6,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -14,8 +13,7 @@ import java.util.function.LongSupplier;
 /**
  * The stacks of the virtual threads that hold the carriers, taken while a starvation episode is
  * going on: a platform thread watches the canary and, once it is overdue by the threshold, writes
- * a JSON thread dump ({@link HotSpotDiagnosticMXBean#dumpThreads}, which lists virtual threads)
- * and keeps the stacks of the virtual threads that were on a carrier.
+ * a JSON thread dump ({@link ThreadDump}, which lists virtual threads) and keeps the stacks of the virtual threads that were on a carrier.
  *
  * <p>For JDK 21-23, where JFR takes no execution samples of virtual threads: a dump costs
  * hundreds of milliseconds of one core (measured here: 140-600 ms with a few hundred threads), so
@@ -29,8 +27,6 @@ import java.util.function.LongSupplier;
  */
 final class DumpStacks implements StackSource {
 
-
-    private final HotSpotDiagnosticMXBean diagnostic;
     private final Path folder;
     private final LongSupplier overdueSince;
     private final long threshold;
@@ -45,7 +41,8 @@ final class DumpStacks implements StackSource {
      *                     run since, or {@link Long#MAX_VALUE} when it is not waiting
      */
     DumpStacks(LongSupplier overdueSince, long thresholdNanos, long periodNanos) throws IOException {
-        this.diagnostic = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        // Fails here, not at the first episode, when the runtime has no jdk.management module.
+        ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         this.folder = Files.createTempDirectory("weft-starvation-");
         this.overdueSince = overdueSince;
         this.threshold = thresholdNanos;
@@ -64,7 +61,7 @@ final class DumpStacks implements StackSource {
             dumpedFor = due;
             dumping = true;
             try {
-                add(Instant.now(), mounted(dump()));
+                add(Instant.now(), mounted());
             } catch (IOException | RuntimeException failed) {
                 // no stacks for this episode; it is still timed
             } finally {
@@ -73,12 +70,11 @@ final class DumpStacks implements StackSource {
         }
     }
 
-    private String dump() throws IOException {
+    /** The stacks of the virtual threads on a carrier now, innermost frame first. */
+    private List<List<PinFrame>> mounted() throws IOException {
         Path file = folder.resolve("threads.json");
-        Files.deleteIfExists(file);
         try {
-            diagnostic.dumpThreads(file.toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON);
-            return Files.readString(file);
+            return ThreadDump.write(file).onCarrier();
         } finally {
             Files.deleteIfExists(file);
         }
@@ -114,108 +110,5 @@ final class DumpStacks implements StackSource {
         } catch (IOException e) {
             // a temporary folder left behind; nothing else to do
         }
-    }
-
-    /** The stacks of the virtual threads on a carrier in a JSON thread dump, innermost frame first. */
-    static List<List<PinFrame>> mounted(String json) {
-        List<List<PinFrame>> out = new ArrayList<>();
-        for (List<String> stack : stacks(json)) {
-            if (onCarrier(stack)) {
-                out.add(stack.stream().map(DumpStacks::frame).toList());
-            }
-        }
-        return out;
-    }
-
-    /** Whether a dumped stack is a started virtual thread that was on a carrier. */
-    static boolean onCarrier(List<String> stack) {
-        if (stack.isEmpty() || !stack.getLast().contains("java.lang.VirtualThread.run(")) {
-            return false;   // a platform thread, or a virtual thread not started or queued to run
-        }
-        PinFrame top = frame(stack.getFirst());
-        boolean scheduler = top.className().equals("java.lang.VirtualThread")
-                && (top.method().startsWith("park") || top.method().equals("yieldContinuation") || top.method().equals("tryYield"))
-                && !top.method().equals("parkOnCarrierThread");
-        return !scheduler && !top.className().startsWith("jdk.internal.vm.Continuation");
-    }
-
-    /**
-     * A frame as {@link StackTraceElement#toString()} writes it: {@code [loader/][module[@version]/]class.method(file:line)}.
-     */
-    static PinFrame frame(String s) {
-        int paren = s.indexOf('(');
-        String qualified = paren < 0 ? s : s.substring(0, paren);
-        qualified = qualified.substring(qualified.lastIndexOf('/') + 1);
-        int dot = qualified.lastIndexOf('.');
-        String className = dot < 0 ? qualified : qualified.substring(0, dot);
-        String method = dot < 0 ? "?" : qualified.substring(dot + 1);
-        int line = -1;
-        int colon = s.lastIndexOf(':');
-        if (paren >= 0 && colon > paren && s.endsWith(")")) {
-            try {
-                line = Integer.parseInt(s.substring(colon + 1, s.length() - 1));
-            } catch (NumberFormatException notALine) {
-                line = -1;
-            }
-        }
-        return new PinFrame(className, method, line);
-    }
-
-    /** Every {@code "stack": [ ... ]} array of the dump, as its strings; only what a thread dump holds is parsed. */
-    static List<List<String>> stacks(String json) {
-        List<List<String>> out = new ArrayList<>();
-        int i = 0;
-        while ((i = json.indexOf("\"stack\"", i)) >= 0) {
-            i = json.indexOf('[', i);
-            if (i < 0) {
-                break;
-            }
-            List<String> stack = new ArrayList<>();
-            i++;
-            while (i < json.length()) {
-                char c = json.charAt(i);
-                if (c == ']') {
-                    i++;
-                    break;
-                }
-                if (c == '"') {
-                    StringBuilder b = new StringBuilder();
-                    i = string(json, i + 1, b);
-                    stack.add(b.toString());
-                } else {
-                    i++;
-                }
-            }
-            out.add(stack);
-        }
-        return out;
-    }
-
-    /** Reads a JSON string's body from {@code i} (after the opening quote) into {@code b}; returns the index after the closing quote. */
-    private static int string(String json, int i, StringBuilder b) {
-        while (i < json.length()) {
-            char c = json.charAt(i++);
-            if (c == '"') {
-                return i;
-            }
-            if (c != '\\' || i >= json.length()) {
-                b.append(c);
-                continue;
-            }
-            char e = json.charAt(i++);
-            switch (e) {
-                case 'n' -> b.append('\n');
-                case 't' -> b.append('\t');
-                case 'r' -> b.append('\r');
-                case 'b' -> b.append('\b');
-                case 'f' -> b.append('\f');
-                case 'u' -> {
-                    b.append((char) Integer.parseInt(json.substring(i, i + 4), 16));
-                    i += 4;
-                }
-                default -> b.append(e);   // \" \\ \/
-            }
-        }
-        return i;
     }
 }

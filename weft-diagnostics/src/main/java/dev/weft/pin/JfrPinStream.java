@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.pin.internal.PinAggregator;
 import java.time.Duration;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.FlightRecorderListener;

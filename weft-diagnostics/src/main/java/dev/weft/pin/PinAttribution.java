@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.pin.internal.PinAggregator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -75,7 +76,7 @@ final class PinAttribution {
 
     /** Whether {@code className} (binary name, as JFR gives it) is the JDK's. */
     static boolean jdkClass(String className) {
-        if (!PinSite.jdkClass(className)) {
+        if (!PinAggregator.jdkClass(className)) {
             return false;
         }
         return JDK.computeIfAbsent(className, PinAttribution::platformClass);

@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.pin.internal.PinAggregator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -71,7 +72,8 @@ public final class PinCapture {
 
     /**
      * Starts capturing pins at least {@code threshold} long, aggregated by the top
-     * {@code topFrames} frames (see {@link PinAggregator}).
+     * {@code topFrames} frames below the virtual-thread machinery, as a monitor aggregates them
+     * (see {@link PinMonitor.Builder#topFrames(int)}; {@link #start()} takes 12).
      *
      * @throws IllegalArgumentException if {@code threshold} is negative or {@code topFrames} below 1
      * @throws IllegalStateException    if JFR is not available (see {@link PinMonitor#isAvailable()})

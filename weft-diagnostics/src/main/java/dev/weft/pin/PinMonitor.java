@@ -1,9 +1,10 @@
 package dev.weft.pin;
 
-import dev.weft.thread.Durations;
+import dev.weft.pin.internal.PinAggregator;
 import dev.weft.scheduler.SchedulerSampler;
 import dev.weft.scheduler.SchedulerSamples;
 import dev.weft.scheduler.SchedulerSnapshot;
+import dev.weft.thread.internal.Durations;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;

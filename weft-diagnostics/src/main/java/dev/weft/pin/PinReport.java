@@ -1,7 +1,8 @@
 package dev.weft.pin;
 
-import dev.weft.thread.Durations;
+import dev.weft.pin.internal.PinAggregator;
 import dev.weft.scheduler.SchedulerSamples;
+import dev.weft.thread.internal.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;

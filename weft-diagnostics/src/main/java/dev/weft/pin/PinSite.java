@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.pin.internal.PinAggregator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -34,12 +35,7 @@ public record PinSite(String reason, String blockingOperation, List<PinFrame> fr
 
     /** The innermost frame outside the JDK, the line to look at first, or null when all are JDK frames. */
     public PinFrame firstApplicationFrame() {
-        return frames.stream().filter(f -> !jdkClass(f.className())).findFirst().orElse(null);
-    }
-
-    static boolean jdkClass(String name) {
-        return name.startsWith("java.") || name.startsWith("jdk.") || name.startsWith("sun.")
-                || name.startsWith("javax.") || name.startsWith("com.sun.");
+        return frames.stream().filter(f -> !PinAggregator.jdkClass(f.className())).findFirst().orElse(null);
     }
 
     /**

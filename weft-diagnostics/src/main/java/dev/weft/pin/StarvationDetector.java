@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.pin.internal.PinAggregator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

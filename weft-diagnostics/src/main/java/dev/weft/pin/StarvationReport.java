@@ -86,9 +86,9 @@ public record StarvationReport(Instant from, Instant to, Duration threshold, lon
     public String toText() {
         StringBuilder b = new StringBuilder();
         b.append(episodes).append(episodes == 1 ? " starvation episode" : " starvation episodes").append(", ")
-                .append(dev.weft.thread.Durations.human(starved)).append(" in total, longest ")
-                .append(dev.weft.thread.Durations.human(max)).append(" (threshold ")
-                .append(dev.weft.thread.Durations.human(threshold)).append(")");
+                .append(dev.weft.thread.internal.Durations.human(starved)).append(" in total, longest ")
+                .append(dev.weft.thread.internal.Durations.human(max)).append(" (threshold ")
+                .append(dev.weft.thread.internal.Durations.human(threshold)).append(")");
         if (unattributed > 0) {
             b.append("; ").append(unattributed).append(" more late wake-up").append(unattributed == 1 ? "" : "s")
                     .append(" with no virtual thread on a carrier (the operating system did not run the carriers)");

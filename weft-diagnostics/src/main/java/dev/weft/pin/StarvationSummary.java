@@ -1,6 +1,6 @@
 package dev.weft.pin;
 
-import dev.weft.thread.Durations;
+import dev.weft.thread.internal.Durations;
 
 /** The starvation part of a {@link PinMonitor}'s periodic summary. */
 final class StarvationSummary {

@@ -1,5 +1,6 @@
 package dev.weft.pin;
 
+import dev.weft.pin.internal.PinAggregator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.weft.scheduler;
 
-import dev.weft.thread.Durations;
+import dev.weft.thread.internal.Durations;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit
 
 /**
  * The clock behind every weft dispatcher's `delay` and `withTimeout`: weft-core's one JVM-wide
- * timer, [dev.weft.thread.VirtualTimer], a JDK `ScheduledThreadPoolExecutor` whose only worker
+ * timer, [dev.weft.thread.internal.VirtualTimer], a JDK `ScheduledThreadPoolExecutor` whose only worker
  * is a virtual thread (`weft-timer-<n>`), shared with scope deadlines.
  *
  * The worker exists only while something is scheduled (it ends one second after the queue
@@ -19,5 +19,5 @@ internal object VirtualTimer {
 
     /** Runs [task] on the timer thread after [millis] milliseconds; [task] must be short. */
     fun schedule(millis: Long, task: Runnable): ScheduledFuture<*> =
-        dev.weft.thread.VirtualTimer.schedule(task, millis, TimeUnit.MILLISECONDS)
+        dev.weft.thread.internal.VirtualTimer.schedule(task, millis, TimeUnit.MILLISECONDS)
 }

@@ -16,7 +16,8 @@ package dev.weft.lab;
  * <p>The harness is the lab's, so that a scenario is its table, its measurement and its goals:
  * <ul>
  *   <li>a helper JVM (a server, a load generator, a setting that needs a JVM of its own) is started
- *       with {@link ScenarioContext#startJvm}, the one way, which the lab ends by PID with the scenario;</li>
+ *       with {@link ScenarioContext#startJvm}, the one way, which the lab ends by PID with the scenario,
+ *       and talked to in lines ({@link ChildJvm}: commands in, tagged messages out; decision 0805);</li>
  *   <li>a body timed in the scenario's JVM is warmed up by time and measured in batches with
  *       {@link Iterations};</li>
  *   <li>paired rounds loop on {@link ScenarioContext#rounds(int, int)}, which adds rounds while a

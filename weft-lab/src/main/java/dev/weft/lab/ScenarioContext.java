@@ -36,7 +36,7 @@ public final class ScenarioContext {
     private final List<Variant> variants = new ArrayList<>();
     private final List<Goal> goals = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
-    private final List<Process> started = new ArrayList<>();
+    private final List<ChildJvm> started = new ArrayList<>();
     private final Map<String, Memory> memory = new LinkedHashMap<>();
     private String limitNote;
     private Instant deadline;
@@ -313,28 +313,29 @@ public final class ScenarioContext {
     }
 
     /**
-     * Starts a helper JVM (a server, a load generator) with this JVM's java and classpath. The lab
-     * ends it, by its PID, when the scenario ends, if the scenario has not already. Its output goes
-     * to {@code <workDir>/<label>.log}.
+     * Starts a helper JVM (a server, a load generator, a variant that needs JVM options of its
+     * own) with this JVM's java and classpath, talking the lab's one protocol ({@link ChildJvm}:
+     * commands on its input, {@code weft-lab: <tag> <payload>} messages on its output). Its other
+     * output goes to {@code <workDir>/<label>.log}. The lab ends it, by its PID, when the scenario
+     * ends, if the scenario has not already.
      */
-    public Process startJvm(String label, List<String> jvmArgs, String mainClass, List<String> args) throws IOException {
-        Path log = workDir.resolve(label + ".log");
-        Process p = new ProcessBuilder(Jvm.command(jvmArgs, classpath(), mainClass, args))
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    public ChildJvm startJvm(String label, List<String> jvmArgs, String mainClass, List<String> args) throws IOException {
+        ChildJvm child = ChildJvm.builder(label, mainClass).classpath(classpath()).jvmArgs(jvmArgs).args(args)
+                .log(workDir.resolve(label + ".log")).start();
         synchronized (this) {
-            started.add(p);
+            started.add(child);
         }
-        return p;
+        return child;
     }
 
     /** Ends every helper JVM this scenario started and that is still alive. */
     public void stopStartedJvms() {
-        List<Process> toStop;
+        List<ChildJvm> toStop;
         synchronized (this) {
             toStop = List.copyOf(started);
             started.clear();
         }
-        toStop.forEach(Jvm::stop);
+        toStop.forEach(ChildJvm::stop);
     }
 
     /** The limit note set so far, or null. */

@@ -1,6 +1,6 @@
 package dev.weft.pool;
 
-import dev.weft.thread.Durations;
+import dev.weft.thread.internal.Durations;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

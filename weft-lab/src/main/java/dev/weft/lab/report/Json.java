@@ -28,6 +28,16 @@ public final class Json {
         return MAPPER.readValue(file.toFile(), type);
     }
 
+    /** {@code value} as JSON on one line (a {@link dev.weft.lab.ChildJvm} message's payload). */
+    public static String line(Object value) throws IOException {
+        return MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value);
+    }
+
+    /** Reads a {@code type} from the JSON text {@code json}. */
+    public static <T> T parse(String json, Class<T> type) throws IOException {
+        return MAPPER.readValue(json, type);
+    }
+
     /** {@code value} as a JSON string. */
     public static String string(Object value) throws IOException {
         return MAPPER.writeValueAsString(value);

@@ -1,5 +1,6 @@
 package dev.weft.lab.run;
 
+import dev.weft.lab.ChildJvm;
 import dev.weft.lab.Jvm;
 import dev.weft.lab.LabResult;
 import dev.weft.lab.Mode;
@@ -9,13 +10,12 @@ import dev.weft.lab.report.HtmlReport;
 import dev.weft.lab.report.Json;
 import dev.weft.lab.report.MarkdownReport;
 import dev.weft.lab.report.TextReport;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
@@ -24,8 +24,6 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Runs scenarios, each in a JVM of its own, shows their progress and tables, and writes
@@ -55,7 +53,6 @@ public final class LabRunner {
 
     private final PrintWriter console;
     private final Registry registry;
-    private final AtomicReference<Process> current = new AtomicReference<>();
 
     /** A runner of the lab's own scenarios that prints to {@code console}. */
     public LabRunner(PrintWriter console) {
@@ -87,34 +84,23 @@ public final class LabRunner {
                 options.mode(), jdk, cores, selected.size(), selected.size() == 1 ? "" : "s", out);
         Status status = new Status(console, terminal());
 
-        Thread cleanup = new Thread(() -> {
-            Process p = current.get();
-            if (p != null) {
-                Jvm.stop(p);
-            }
-        });
-        Runtime.getRuntime().addShutdownHook(cleanup);
         List<ScenarioResult> results = new ArrayList<>();
         int runs = selected.stream().mapToInt(d -> onOtherJdks(d.name(), options.mode()) ? 1 + otherJdks().size() : 1).sum();
-        try {
-            for (Descriptor d : selected) {
-                List<String> javas = new ArrayList<>(List.of(Jvm.java()));
-                if (onOtherJdks(d.name(), options.mode())) {
-                    javas.addAll(otherJdks());
-                }
-                for (int j = 0; j < javas.size(); j++) {
-                    String label = String.format(Locale.ROOT, "[%d/%d] %s%s", results.size() + 1, runs, d.name(),
-                            j == 0 ? "" : " on " + jdkName(javas.get(j)));
-                    status.start(label);
-                    ScenarioResult r = runIsolated(d, options.mode(), out, javas.get(j),
-                            j == 0 ? d.name() : d.name() + "-" + Math.abs(javas.get(j).hashCode()), label, status);
-                    r = previous == null ? r : Comparison.compare(r, previous);
-                    results.add(r);
-                    status.done(label, TextReport.progressLine(r));
-                }
+        for (Descriptor d : selected) {
+            List<String> javas = new ArrayList<>(List.of(Jvm.java()));
+            if (onOtherJdks(d.name(), options.mode())) {
+                javas.addAll(otherJdks());
             }
-        } finally {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
+            for (int j = 0; j < javas.size(); j++) {
+                String label = String.format(Locale.ROOT, "[%d/%d] %s%s", results.size() + 1, runs, d.name(),
+                        j == 0 ? "" : " on " + jdkName(javas.get(j)));
+                status.start(label);
+                ScenarioResult r = runIsolated(d, options.mode(), out, javas.get(j),
+                        j == 0 ? d.name() : d.name() + "-" + Math.abs(javas.get(j).hashCode()), label, status);
+                r = previous == null ? r : Comparison.compare(r, previous);
+                results.add(r);
+                status.done(label, TextReport.progressLine(r));
+            }
         }
 
         LabResult lab = new LabResult(LabResult.FORMAT_VERSION, jdk, cores, options.mode().toString(), started,
@@ -199,55 +185,58 @@ public final class LabRunner {
     private ScenarioResult runProcess(Descriptor d, Mode mode, Path out, String java, String workName, String label,
                                       Status status) throws IOException {
         Path work = Files.createDirectories(out.resolve("work").resolve(workName));
-        Path resultFile = work.resolve("result.json");
         Path stderr = work.resolve("stderr.log");
-        Files.deleteIfExists(resultFile);
-        List<String> command = Jvm.command(java, d.jvmArgs(), System.getProperty("java.class.path"),
-                ScenarioMain.class.getName(), List.of(d.name(), mode.toString(), resultFile.toString(), work.toString(), registry.folder()));
         long start = System.nanoTime();
-        Process p = new ProcessBuilder(command).redirectError(stderr.toFile()).start();
-        current.set(p);
-        Path progressLog = work.resolve(PROGRESS_LOG);
-        Thread relay = Thread.ofPlatform().name("weft-lab-relay").daemon(true)
-                .start(() -> relay(p, start, progressLog, label, status));
+        // Each progress line after the seconds since the scenario's JVM was started (where its time goes);
+        // on a terminal the latest one is shown too.
+        PrintWriter progress = new PrintWriter(Files.newBufferedWriter(work.resolve(PROGRESS_LOG), StandardCharsets.UTF_8), true);
+        ChildJvm child;
         try {
-            int timeout = d.timeoutSeconds(mode);
-            if (!p.waitFor(timeout, TimeUnit.SECONDS)) {
-                Jvm.stop(p);
-                return Results.missing(d, mode, "timed out after " + timeout + " s (its limit in " + mode
-                        + " mode); stderr: " + tail(stderr), seconds(start));
+            child = ChildJvm.builder(workName, ScenarioMain.class.getName()).java(java).jvmArgs(d.jvmArgs())
+                    .args(List.of(d.name(), mode.toString(), work.toString(), registry.folder()))
+                    .log(work.resolve("stdout.log"))
+                    .stderr(stderr)
+                    .onLine(line -> {
+                        progress.printf(Locale.ROOT, "%7.1f s  %s%n", seconds(start), line);
+                        status.progress(label, line);
+                    })
+                    .start();
+        } catch (IOException | RuntimeException e) {
+            progress.close();
+            throw e;
+        }
+        int timeout = d.timeoutSeconds(mode);
+        String json;
+        int exit;
+        try {
+            try {
+                json = child.await(ScenarioMain.RESULT, Duration.ofSeconds(timeout));
+            } catch (IOException noResult) {
+                if (child.process().isAlive()) {
+                    child.stop();
+                    return Results.missing(d, mode, "timed out after " + timeout + " s (its limit in " + mode
+                            + " mode); stderr: " + tail(stderr), seconds(start));
+                }
+                return Results.missing(d, mode, "its JVM exited with status " + child.process().exitValue()
+                        + " without a result; stderr: " + tail(stderr), seconds(start));
             }
-            relay.join(TimeUnit.SECONDS.toMillis(5));
+            // The result is in: the JVM ends its helpers and exits.
+            long left = Math.max(30, timeout - (long) seconds(start));
+            try {
+                exit = child.awaitExit(Duration.ofSeconds(left));
+            } catch (IOException hung) {
+                return Json.parse(json, ScenarioResult.class).withSeconds(seconds(start), d.budgetSeconds(mode))
+                        .failed("its JVM did not exit within " + left + " s of sending its result, and was ended", seconds(start));
+            }
         } catch (InterruptedException e) {
-            Jvm.stop(p);
+            child.stop();
             Thread.currentThread().interrupt();
             return Results.missing(d, mode, "interrupted", seconds(start));
         } finally {
-            current.set(null);
+            progress.close();
         }
-        int exit = p.exitValue();
-        if (!Files.exists(resultFile)) {
-            return Results.missing(d, mode, "its JVM exited with status " + exit + " without a result; stderr: " + tail(stderr),
-                    seconds(start));
-        }
-        ScenarioResult r = Json.read(resultFile, ScenarioResult.class).withSeconds(seconds(start), d.budgetSeconds(mode));
+        ScenarioResult r = Json.parse(json, ScenarioResult.class).withSeconds(seconds(start), d.budgetSeconds(mode));
         return exit == 0 || !r.ok() ? r : r.failed("its JVM exited with status " + exit, r.seconds());
-    }
-
-    /**
-     * Copies the scenario's progress lines into {@code log}, each after the seconds since its JVM
-     * was started (where a scenario's time goes), and on a terminal shows the latest one.
-     */
-    private static void relay(Process p, long start, Path log, String label, Status status) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-             PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8), true)) {
-            for (String line; (line = in.readLine()) != null; ) {
-                file.printf(Locale.ROOT, "%7.1f s  %s%n", seconds(start), line);
-                status.progress(label, line);
-            }
-        } catch (IOException e) {
-            status.progress(label, "(progress lost: " + e.getMessage() + ")");
-        }
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.weft.lab.run;
 
 import clojure.java.api.Clojure;
 import clojure.lang.IFn;
+import dev.weft.lab.ChildJvm;
 import dev.weft.lab.Mode;
 import dev.weft.lab.Scenario;
 import dev.weft.lab.ScenarioContext;
@@ -13,26 +14,29 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Runs one scenario in this JVM and writes its {@link ScenarioResult} as JSON. The lab starts
- * one of these per scenario: {@code ScenarioMain <name> <mode> <result.json> <work-dir> [<registry folder>]}.
+ * Runs one scenario in this JVM, a {@link ChildJvm} of the lab's runner, and sends its
+ * {@link ScenarioResult} as the message {@value #RESULT} (JSON on one line). The lab starts one of
+ * these per scenario: {@code ScenarioMain <name> <mode> <work-dir> [<registry folder>]}.
  * Progress goes to standard output, diagnostics to standard error; the exit status is 0 when the
  * scenario ran to the end.
  */
 public final class ScenarioMain {
 
+    /** The tag of the message that carries the scenario's result. */
+    public static final String RESULT = "result";
+
     private ScenarioMain() {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 4 || args.length > 5) {
-            System.err.println("usage: ScenarioMain <name> <smoke|quick|full> <result.json> <work-dir> [<registry folder>]");
+        if (args.length < 3 || args.length > 4) {
+            System.err.println("usage: ScenarioMain <name> <smoke|quick|full> <work-dir> [<registry folder>]");
             System.exit(2);
         }
-        Registry registry = args.length == 5 ? Registry.load(args[4], ScenarioMain.class.getClassLoader()) : Registry.load();
+        Registry registry = args.length == 4 ? Registry.load(args[3], ScenarioMain.class.getClassLoader()) : Registry.load();
         Descriptor d = registry.select(java.util.List.of(args[0])).getFirst();
         Mode mode = Mode.parse(args[1]);
-        Path resultFile = Path.of(args[2]);
-        Path workDir = Files.createDirectories(Path.of(args[3]));
+        Path workDir = Files.createDirectories(Path.of(args[2]));
         ScenarioContext ctx = new ScenarioContext(mode, System.out, workDir, d.budgetSeconds(mode));
         long start = System.nanoTime();
         int status = 0;
@@ -47,8 +51,7 @@ public final class ScenarioMain {
         } finally {
             ctx.stopStartedJvms();
         }
-        Json.write(resultFile, result);
-        System.out.flush();
+        ChildJvm.tell(RESULT, Json.line(result));
         // Ends stray non-daemon threads a scenario may have left behind; the result is written.
         System.exit(status);
     }

@@ -2,14 +2,12 @@ package dev.weft.lab.scenarios.fanout;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.weft.lab.ChildJvm;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,9 +24,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * kernel caps it at {@code net.core.somaxconn}), so that 10,000 connections opened at once are
  * not refused.
  *
- * <p>Usage: {@code WaitServer <port-file> <max-seconds>}: writes the port it listens on to
- * {@code port-file} once it accepts connections, and exits after {@code max-seconds} whatever
- * happens, so a lab that dies cannot leave it behind.
+ * <p>Usage: {@code WaitServer <max-seconds>}, as a {@link ChildJvm}: says {@code listening <port>}
+ * once it accepts connections, and exits at the end of its input or after {@code max-seconds},
+ * whichever comes first, so a lab that dies cannot leave it behind.
  */
 public final class WaitServer {
 
@@ -42,12 +40,11 @@ public final class WaitServer {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: WaitServer <port-file> <max-seconds>");
+        if (args.length != 1) {
+            System.err.println("usage: WaitServer <max-seconds>");
             System.exit(2);
         }
-        Path portFile = Path.of(args[0]);
-        long maxSeconds = Long.parseLong(args[1]);
+        long maxSeconds = Long.parseLong(args[0]);
         WaitServer state = new WaitServer();
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), BACKLOG);
         server.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
@@ -55,13 +52,20 @@ public final class WaitServer {
         server.createContext("/stats", state::stats);
         server.start();
 
-        Path tmp = portFile.resolveSibling(portFile.getFileName() + ".tmp");
-        Files.writeString(tmp, Integer.toString(server.getAddress().getPort()));
-        Files.move(tmp, portFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         System.out.println("listening on 127.0.0.1:" + server.getAddress().getPort() + " for at most " + maxSeconds + " s");
-
-        Thread.sleep(maxSeconds * 1000);
-        System.out.println("max lifetime reached; exiting");
+        Thread.ofPlatform().daemon(true).name("wait-server-lifetime").start(() -> {
+            try {
+                Thread.sleep(maxSeconds * 1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.out.println("max lifetime reached; exiting");
+            System.exit(0);
+        });
+        ChildJvm.tell("listening", Integer.toString(server.getAddress().getPort()));
+        for (String ignored : ChildJvm.commands()) {
+            // no commands: the input only ends
+        }
         System.exit(0);
     }
 

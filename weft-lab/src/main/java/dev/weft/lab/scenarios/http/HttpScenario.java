@@ -1,5 +1,6 @@
 package dev.weft.lab.scenarios.http;
 
+import dev.weft.lab.ChildJvm;
 import dev.weft.lab.Goal;
 import dev.weft.lab.Memory;
 import dev.weft.lab.Mode;
@@ -9,11 +10,7 @@ import dev.weft.lab.ScenarioContext;
 import dev.weft.lab.Stats;
 import dev.weft.lab.report.Json;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -196,7 +193,7 @@ public final class HttpScenario implements Scenario {
                 ctx.progress("priming every server: " + warmupMs + " ms of /nosleep at 120 connections each, not measured");
                 for (Map.Entry<Server, Helper> e : servers.entrySet()) {
                     runner.http1(new Spec("prime-" + e.getKey().kind, e.getKey(), 120, false, null, Load.HTTP1, false),
-                            e.getValue(), 0, warmupMs, "");
+                            e.getValue(), 0, warmupMs);
                 }
             }
             Map<String, Measured> measured = new LinkedHashMap<>();
@@ -217,8 +214,8 @@ public final class HttpScenario implements Scenario {
                 Helper server = servers.get(spec.server());
                 server.command("reset");
                 Measured m = runner.window(spec, server)
-                        .withMemory(server.memory(ctx.workDir().resolve(spec.name() + "-memory.json")));
-                measured.put(spec.name(), m.withScheduler(server.report(ctx.workDir().resolve(spec.name() + "-scheduler.json"))));
+                        .withMemory(server.memory());
+                measured.put(spec.name(), m.withScheduler(server.report()));
                 if (spec.server() == Server.JETTY_50 || spec.server() == Server.JETTY_4) {
                     servers.remove(spec.server()).stop(); // measured alone first; free its threads
                 }
@@ -255,9 +252,9 @@ public final class HttpScenario implements Scenario {
             ctx.progress(spec.name() + ": " + describe(spec));
             Measured m = switch (spec.load()) {
                 case HTTP1 -> {
-                    LoadResult r = http1(spec, server, warmupMs, durationMs, "");
+                    LoadResult r = http1(spec, server, warmupMs, durationMs);
                     Map<String, Object> extra = new LinkedHashMap<>();
-                    extra.put("alloc_bytes_per_request", allocPerRequest(spec.name(), server, r));
+                    extra.put("alloc_bytes_per_request", allocPerRequest(server, r));
                     yield new Measured(List.of(r), Map.of(), extra);
                 }
                 case H2C -> {
@@ -301,32 +298,29 @@ public final class HttpScenario implements Scenario {
                     .watch(Goal.AT_LEAST, NOSLEEP_RATE_TARGET, () -> ratios(ra, rb, LoadResult::requestsPerSecond))
                     .watch(Goal.AT_MOST, NOSLEEP_CPU_TARGET, () -> ratios(ra, rb, LoadResult::serverCpuUsPerRequest));
             for (int i = 0; loop.another(); i++) {
-                String round = "-round" + (i + 1);
                 if (i % 2 == 0) {
-                    ra.add(http1(a, serverA, settleMs, roundMs, round));
-                    rb.add(http1(b, serverB, settleMs, roundMs, round));
+                    ra.add(http1(a, serverA, settleMs, roundMs));
+                    rb.add(http1(b, serverB, settleMs, roundMs));
                 } else {
-                    rb.add(http1(b, serverB, settleMs, roundMs, round));
-                    ra.add(http1(a, serverA, settleMs, roundMs, round));
+                    rb.add(http1(b, serverB, settleMs, roundMs));
+                    ra.add(http1(a, serverA, settleMs, roundMs));
                 }
                 ctx.progress(String.format(Locale.ROOT, "round %d: %s %,.0f req/s at %s/request, %s %,.0f req/s at %s/request",
                         i + 1, a.name(), ra.get(i).requestsPerSecond(), us(ra.get(i).serverCpuUsPerRequest()),
                         b.name(), rb.get(i).requestsPerSecond(), us(rb.get(i).serverCpuUsPerRequest())));
             }
             Map<String, Measured> m = new LinkedHashMap<>();
-            m.put(a.name(), new Measured(ra, serverA.report(ctx.workDir().resolve(a.name() + "-scheduler.json")),
-                    allocExtra(a, serverA, ra), serverA.memory(ctx.workDir().resolve(a.name() + "-memory.json"))));
-            m.put(b.name(), new Measured(rb, serverB.report(ctx.workDir().resolve(b.name() + "-scheduler.json")),
-                    allocExtra(b, serverB, rb), serverB.memory(ctx.workDir().resolve(b.name() + "-memory.json"))));
+            m.put(a.name(), new Measured(ra, serverA.report(), allocExtra(serverA, ra), serverA.memory()));
+            m.put(b.name(), new Measured(rb, serverB.report(), allocExtra(serverB, rb), serverB.memory()));
             return m;
         }
 
         /** {@code alloc_bytes_per_request} (the median over the rounds) and every round's figure. */
-        private Map<String, Object> allocExtra(Spec spec, Helper server, List<LoadResult> rounds)
+        private Map<String, Object> allocExtra(Helper server, List<LoadResult> rounds)
                 throws IOException, InterruptedException {
             List<Double> perRound = new ArrayList<>();
             for (int i = 0; i < rounds.size(); i++) {
-                perRound.add(allocPerRequest(spec.name() + "-round" + (i + 1), server, rounds.get(i)));
+                perRound.add(allocPerRequest(server, rounds.get(i)));
             }
             Map<String, Object> extra = new LinkedHashMap<>();
             extra.put("alloc_bytes_per_request", perRound.stream().anyMatch(java.util.Objects::isNull) ? null
@@ -340,12 +334,11 @@ public final class HttpScenario implements Scenario {
          * included) divided by the requests completed in it; null when the window's bounds or the
          * server's readings are missing.
          */
-        Double allocPerRequest(String name, Helper server, LoadResult r) throws IOException, InterruptedException {
+        Double allocPerRequest(Helper server, LoadResult r) throws IOException, InterruptedException {
             if (r.windowStartMs() == null || r.windowEndMs() == null || r.requests() == 0) {
                 return null;
             }
-            Map<String, Object> answer = server.ask("alloc", ctx.workDir().resolve(name + "-alloc.json"),
-                    " " + r.windowStartMs() + " " + r.windowEndMs());
+            Map<String, Object> answer = server.ask("alloc", " " + r.windowStartMs() + " " + r.windowEndMs(), HANG_GUARD_MS);
             long bytes = ((Number) answer.get("bytes")).longValue();
             return bytes < 0 ? null : (double) bytes / r.requests();
         }
@@ -364,18 +357,18 @@ public final class HttpScenario implements Scenario {
             return r;
         }
 
-        LoadResult http1(Spec spec, Helper server, long warmup, long duration, String suffix)
+        LoadResult http1(Spec spec, Helper server, long warmup, long duration)
                 throws IOException, InterruptedException {
             LoadGenerator.Plan plan = new LoadGenerator.Plan(server.port, spec.path(), spec.connections(), warmup,
                     duration, server.process.pid(), 2);
-            return wrk.isPresent() ? wrk.get().run(plan) : job(spec.name() + suffix, String.join(" ",
+            return wrk.isPresent() ? wrk.get().run(plan) : job(String.join(" ",
                     Integer.toString(plan.port()), plan.path(), Integer.toString(plan.connections()),
                     Long.toString(plan.warmupMs()), Long.toString(plan.durationMs()), Long.toString(plan.serverPid()),
                     Integer.toString(plan.threads())), "", warmup + duration);
         }
 
         private LoadResult webSocket(Spec spec, Helper server) throws IOException, InterruptedException {
-            return job(spec.name(), String.join(" ", Integer.toString(server.port), spec.path(),
+            return job(String.join(" ", Integer.toString(server.port), spec.path(),
                     Integer.toString(sockets(spec)), Long.toString(warmupMs), Long.toString(durationMs),
                     Long.toString(server.process.pid())), "ws ", warmupMs + durationMs);
         }
@@ -384,12 +377,9 @@ public final class HttpScenario implements Scenario {
             return ctx.mode() == Mode.SMOKE ? 20 : spec.connections();
         }
 
-        private LoadResult job(String name, String args, String kind, long ms) throws IOException, InterruptedException {
-            Path result = ctx.workDir().resolve(name + "-load.json");
-            Files.deleteIfExists(result);
-            load.command(kind + result + " " + args);
-            load.await(result, ms + HANG_GUARD_MS);
-            return Json.read(result, LoadResult.class);
+        private LoadResult job(String args, String kind, long ms) throws IOException, InterruptedException {
+            load.command(kind + args);
+            return Json.parse(load.jvm.await(LoadMain.RESULT, Duration.ofMillis(ms + HANG_GUARD_MS)), LoadResult.class);
         }
 
         private String describe(Spec spec) {
@@ -643,38 +633,30 @@ public final class HttpScenario implements Scenario {
         return v == null ? "-" : String.format(Locale.ROOT, "%.1f us", v);
     }
 
-    /** A helper JVM: started through the lab, fed commands on its standard input. */
+    /** A helper JVM ({@link ChildJvm}): started through the lab, fed commands, answering with messages. */
     static final class Helper {
-        final String label;
+        final ChildJvm jvm;
         final Process process;
-        final PrintWriter commands;
-        final Path portFile;
-        final Path log;
         int port;
         /** weft-ring's second server, with HTTP/2 (h2c) on; 0 for the other servers. */
         int h2cPort;
 
-        private Helper(String label, Process process, Path portFile, Path log) {
-            this.label = label;
-            this.process = process;
-            this.commands = new PrintWriter(new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8), true);
-            this.portFile = portFile;
-            this.log = log;
+        private Helper(ChildJvm jvm) {
+            this.jvm = jvm;
+            this.process = jvm.process();
         }
 
         /** Starts a server JVM of {@code kind}; {@link #awaitPort()} waits for it to listen. */
         static Helper server(ScenarioContext ctx, String kind) throws IOException {
-            Path portFile = ctx.workDir().resolve(kind + ".port");
-            Files.deleteIfExists(portFile);
-            return start(ctx, kind, HttpServerMain.class.getName(), List.of(kind, portFile.toString()), portFile);
+            return start(ctx, kind, HttpServerMain.class.getName(), List.of(kind));
         }
 
         /** Starts the built-in load generator's JVM. */
         static Helper load(ScenarioContext ctx) throws IOException {
-            return start(ctx, "load", LoadMain.class.getName(), List.of(), null);
+            return start(ctx, "load", LoadMain.class.getName(), List.of());
         }
 
-        private static Helper start(ScenarioContext ctx, String label, String mainClass, List<String> args, Path portFile)
+        private static Helper start(ScenarioContext ctx, String label, String mainClass, List<String> args)
                 throws IOException {
             // The same JVM settings for every helper; Jetty's start-up lines stay out of the logs.
             List<String> jvmArgs = new ArrayList<>(List.of("-Xmx512m", "-Dorg.slf4j.simpleLogger.log.org.eclipse.jetty=warn"));
@@ -683,81 +665,47 @@ public final class HttpScenario implements Scenario {
                 // machine, so spare them the optimizing compiler and the parallel collector.
                 jvmArgs.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
             }
-            Process p = ctx.startJvm(label, jvmArgs, mainClass, args);
-            return new Helper(label, p, portFile, ctx.workDir().resolve(label + ".log"));
+            return new Helper(ctx.startJvm(label, jvmArgs, mainClass, args));
         }
 
         void awaitPort() throws IOException, InterruptedException {
             if (port == 0) {
-                await(portFile, HANG_GUARD_MS);
-                String[] ports = Files.readString(portFile).strip().split(" ");
+                String[] ports = jvm.await(HttpServerMain.LISTENING, Duration.ofMillis(HANG_GUARD_MS)).strip().split(" ");
                 port = Integer.parseInt(ports[0]);
                 h2cPort = ports.length > 1 ? Integer.parseInt(ports[1]) : 0;
             }
         }
 
         void command(String line) {
-            commands.println(line);
+            jvm.send(line);
         }
 
-        Map<String, Object> report(Path file) throws IOException, InterruptedException {
-            return ask("report", file, "");
+        /** What the server's scheduler did since the last report or reset. */
+        Map<String, Object> report() throws IOException, InterruptedException {
+            return ask("report", "", HANG_GUARD_MS);
         }
 
         /** The server JVM's memory since the last {@code reset}. */
-        Memory memory(Path file) throws IOException, InterruptedException {
-            Files.deleteIfExists(file);
-            command("memory " + file);
-            await(file, HANG_GUARD_MS);
-            return Json.read(file, Memory.class);
+        Memory memory() throws IOException, InterruptedException {
+            command("memory");
+            return Json.parse(jvm.await("memory", Duration.ofMillis(HANG_GUARD_MS)), Memory.class);
         }
 
-        /** Sends {@code <command> <file><args>} and reads the JSON object the helper writes to the file. */
-        Map<String, Object> ask(String command, Path file, String args) throws IOException, InterruptedException {
-            Files.deleteIfExists(file);
-            command(command + " " + file + args);
-            await(file, HANG_GUARD_MS);
+        /** Sends {@code <command><args>} and reads the JSON object the helper answers with, tagged {@code command}. */
+        Map<String, Object> ask(String command, String args, long timeoutMs) throws IOException, InterruptedException {
+            command(command + args);
             @SuppressWarnings("unchecked")
-            Map<String, Object> m = Json.read(file, Map.class);
+            Map<String, Object> m = Json.parse(jvm.await(command, Duration.ofMillis(timeoutMs)), Map.class);
             return m;
         }
 
-        /** Waits for {@code file} to appear; fails with the helper's log when it dies or hangs. */
-        void await(Path file, long timeoutMs) throws IOException, InterruptedException {
-            long deadline = System.nanoTime() + timeoutMs * 1_000_000;
-            while (!Files.exists(file)) {
-                if (!process.isAlive()) {
-                    throw new IOException(label + " JVM exited with status " + process.exitValue() + "; its log:\n" + tail());
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IOException(label + " JVM did not answer within " + timeoutMs + " ms; its log:\n" + tail());
-                }
-                Thread.sleep(10);
-            }
-        }
-
-        private String tail() {
-            try {
-                List<String> lines = Files.readAllLines(log);
-                return String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
-            } catch (IOException e) {
-                return "(unreadable: " + e.getMessage() + ")";
-            }
-        }
-
         void endInput() {
-            commands.close();
+            jvm.endInput();
         }
 
         /** Ends the JVM: it exits at the end of its input; the lab's stop makes sure. */
         void stop() {
-            endInput();
-            try {
-                process.waitFor(2, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            dev.weft.lab.Jvm.stop(process);
+            jvm.stop();
         }
     }
 }

@@ -1,10 +1,10 @@
 package dev.weft.lab.scenarios.pinning;
 
+import dev.weft.lab.ChildJvm;
 import dev.weft.lab.Goal;
 import dev.weft.lab.Rounds;
 import dev.weft.lab.ScenarioContext;
 import dev.weft.lab.Stats;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,13 +12,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The weft agent's overhead on {@code no-lock}, which never pins: child JVMs run the workload
  * without and with {@code -javaagent:weft-agent.jar} (both detectors, its defaults), in pairs
- * whose order alternates so that drift cancels out. Each child warms up by time, then prints one
- * line per operation, {@code weft-agent-overhead: tasks_per_s=X}. Each pair gives one paired
+ * whose order alternates so that drift cancels out. Each child ({@link ChildJvm}) warms up by time,
+ * then sends one message per operation, {@code op tasks_per_s=X}. Each pair gives one paired
  * ratio, the median with the agent over the median without; the goal is judged on those ratios
  * (at least 6 pairs in quick mode, the sign test's 95%, and more while the goal is inconclusive
  * and the budget allows: decision 0809), since one pair's ratio moves by several percent from
@@ -26,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class AgentOverhead {
 
-    static final String PREFIX = "weft-agent-overhead: ";
+    /** The tag of the message each measured operation sends. */
+    static final String RESULT = "op";
 
     /**
      * Throughputs of every measured operation, without and with the agent, each pair's ratio
@@ -71,17 +71,21 @@ public final class AgentOverhead {
                 boolean withAgent = (pair + i) % 2 == 1;   // off-on, then on-off, ...
                 List<String> jvmArgs = withAgent ? List.of("-javaagent:" + agent) : List.of();
                 String label = "agent-overhead-" + pair + (withAgent ? "-on" : "-off");
-                Process p = ctx.startJvm(label, jvmArgs, AgentOverhead.class.getName(),
+                ChildJvm child = ctx.startJvm(label, jvmArgs, AgentOverhead.class.getName(),
                         List.of(Integer.toString(threads), Integer.toString(ops), Integer.toString(warmupMs)));
-                Path log = ctx.workDir().resolve(label + ".log");
-                if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException(label + " did not finish within 120 s; see " + log);
-                }
-                List<Double> found = read(log);
-                if (p.exitValue() != 0 || found.size() != ops) {
-                    throw new IllegalStateException(label + " exited with " + p.exitValue() + " and " + found.size()
-                            + " of " + ops + " results; see " + log);
+                List<Double> found = new ArrayList<>();
+                try {
+                    int exit = child.awaitExit(Duration.ofSeconds(120));   // blocks while the child measures
+                    for (int op = 0; op < ops; op++) {
+                        String figure = child.await(RESULT, Duration.ZERO);
+                        found.add(Double.parseDouble(figure.substring("tasks_per_s=".length())));
+                    }
+                    if (exit != 0) {
+                        throw new IllegalStateException(label + " exited with " + exit + " after its " + ops + " results; "
+                                + child.tail());
+                    }
+                } finally {
+                    child.stop();
                 }
                 (withAgent ? on : off).addAll(found);
                 medians[withAgent ? 1 : 0] = Stats.median(found);
@@ -91,11 +95,6 @@ public final class AgentOverhead {
         return new Result(off.stream().mapToDouble(Double::doubleValue).toArray(),
                 on.stream().mapToDouble(Double::doubleValue).toArray(), List.copyOf(pairRatios),
                 (System.nanoTime() - start) / 1e9);
-    }
-
-    private static List<Double> read(Path log) throws IOException {
-        return Files.readAllLines(log).stream().filter(l -> l.startsWith(PREFIX))
-                .map(l -> Double.parseDouble(l.substring(PREFIX.length() + "tasks_per_s=".length()))).toList();
     }
 
     /**
@@ -112,7 +111,7 @@ public final class AgentOverhead {
         for (int i = 0; i < ops; i++) {
             long t0 = System.nanoTime();
             PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
-            System.out.println(PREFIX + String.format(Locale.ROOT, "tasks_per_s=%.3f", threads / ((System.nanoTime() - t0) / 1e9)));
+            ChildJvm.tell(RESULT, String.format(Locale.ROOT, "tasks_per_s=%.3f", threads / ((System.nanoTime() - t0) / 1e9)));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.weft.lab.scenarios.pinning;
 
+import dev.weft.lab.ChildJvm;
 import dev.weft.pin.PinMonitor;
 import dev.weft.pin.PinReport;
 import java.io.IOException;
@@ -12,13 +13,14 @@ import java.util.Locale;
  * {@code -Djdk.virtualThreadScheduler.parallelism=N}: the scheduler reads that property once,
  * when it is created, so each carrier count needs its own JVM. Runs one operation of
  * {@code threads} tasks with a pin monitor (threshold 0, which also records
- * {@code jdk.VirtualThreadSubmitFailed}) and the bystander, and prints one line the scenario
- * reads: {@code carriers=N tasks_per_s=X pins=N submit_failures=N bystander_p50_ms=X bystander_p99_ms=X}.
+ * {@code jdk.VirtualThreadSubmitFailed}) and the bystander, and sends the scenario one message
+ * ({@link ChildJvm#tell}): {@code tuned carriers=N tasks_per_s=X pins=N submit_failures=N
+ * bystander_p50_ms=X bystander_p99_ms=X}.
  */
 public final class CarrierTuning {
 
-    /** The line's prefix, so the scenario can tell it from anything else the JVM prints. */
-    static final String PREFIX = "weft-carrier-tuning: ";
+    /** The tag of the message with the figures. */
+    static final String RESULT = "tuned";
 
     private CarrierTuning() {
     }
@@ -52,7 +54,7 @@ public final class CarrierTuning {
             latencies = bystander.stop();
             report = monitor.stop();
         }
-        System.out.println(PREFIX + String.format(Locale.ROOT,
+        ChildJvm.tell(RESULT, String.format(Locale.ROOT,
                 "carriers=%d tasks_per_s=%.3f pins=%d submit_failures=%d bystander_p50_ms=%.3f bystander_p99_ms=%.3f",
                 carriers, threads / seconds, report.pins(), report.submitFailures(), latencies.quantile(0.5),
                 latencies.quantile(0.99)));

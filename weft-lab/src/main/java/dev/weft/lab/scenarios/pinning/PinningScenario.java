@@ -1,5 +1,6 @@
 package dev.weft.lab.scenarios.pinning;
 
+import dev.weft.lab.ChildJvm;
 import dev.weft.lab.Goal;
 import dev.weft.lab.Mode;
 import dev.weft.lab.Rounds;
@@ -16,7 +17,6 @@ import dev.weft.scheduler.SchedulerSnapshot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -31,7 +31,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -473,22 +472,18 @@ public final class PinningScenario implements Scenario {
             ctx.progress("class-init with " + carriers + " carriers, in a JVM of its own (-Djdk.virtualThreadScheduler.parallelism="
                     + carriers + ")");
             // Started through the context, like every helper JVM, so the lab ends it if the scenario dies.
-            Path log = ctx.workDir().resolve("carrier-tuning-" + carriers + ".log");
-            Process p = ctx.startJvm("carrier-tuning-" + carriers,
+            ChildJvm child = ctx.startJvm("carrier-tuning-" + carriers,
                     List.of("-Djdk.virtualThreadScheduler.parallelism=" + carriers, "-XX:+EnableDynamicAgentLoading"),
                     CarrierTuning.class.getName(), List.of(Integer.toString(threads)));
+            String line;
             try {
-                if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("class-init with " + carriers + " carriers did not finish within 120 s; see " + log);
-                }
+                child.awaitExit(Duration.ofSeconds(120));   // blocks while the child measures
+                line = child.await(CarrierTuning.RESULT, Duration.ZERO);
             } finally {
-                dev.weft.lab.Jvm.stop(p);
+                child.stop();
             }
-            String line = Files.readAllLines(log).stream().filter(l -> l.startsWith(CarrierTuning.PREFIX)).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("class-init with " + carriers + " carriers exited with "
-                            + p.exitValue() + " and no result; see " + log));
             Map<String, String> f = new java.util.HashMap<>();
-            for (String kv : line.substring(CarrierTuning.PREFIX.length()).split(" ")) {
+            for (String kv : line.split(" ")) {
                 f.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
             }
             tuned.add(new Tuned(Integer.parseInt(f.get("carriers")), Double.parseDouble(f.get("tasks_per_s")),

@@ -1,18 +1,11 @@
 package dev.weft.lab.scenarios.pool;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.management.HotSpotDiagnosticMXBean;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
+import dev.weft.pin.ThreadDump;
+import dev.weft.scheduler.SchedulerSnapshot;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * A variant that did not finish within its bound: the scheduler froze (every carrier held, the
@@ -46,66 +39,27 @@ record Freeze(String variant, Duration bound, int completed, int total, int carr
     }
 
     /**
-     * Counts the carriers and, on JDK 21-23, writes a JSON thread dump of every thread (virtual
-     * ones included) into {@code dumps} and groups the started virtual threads by their top frames.
+     * Counts the carriers ({@link SchedulerSnapshot#carrierThreadsNow()}) and, on JDK 21-23, writes a
+     * JSON thread dump of every thread (virtual ones included, {@link ThreadDump}) into {@code dumps}
+     * and groups the started virtual threads by their top 4 frames (the 5 sites with most threads).
      * Not on JDK 24 and later: there the dump crashed the JVM here once in four runs while virtual
      * threads waited in {@code Object.wait} (SIGSEGV in {@code stackChunkOopDesc::sender},
      * Temurin 25.0.3), and the scheduler does not freeze on a pool there anyway.
      */
     static Freeze diagnose(String variant, Duration bound, int completed, int total, Path dumps) {
-        int carriers = carriersNow();
+        int carriers = SchedulerSnapshot.carrierThreadsNow();
         if (Runtime.version().feature() >= 24) {
             return new Freeze(variant, bound, completed, total, carriers,
                     List.of("no thread dump on JDK 24+ (HotSpotDiagnosticMXBean.dumpThreads crashed the JVM here)"), null);
         }
         Path file = dumps.resolve("frozen-" + variant + ".json");
         try {
-            Files.deleteIfExists(file);
-            ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class)
-                    .dumpThreads(file.toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON);
-            return new Freeze(variant, bound, completed, total, carriers, sites(file), file);
+            List<String> sites = ThreadDump.write(file).sites(4).stream().limit(5)
+                    .map(s -> s.threads() + " x " + String.join(" <- ", s.frames())).toList();
+            return new Freeze(variant, bound, completed, total, carriers, sites, file);
         } catch (Exception | LinkageError e) {
             return new Freeze(variant, bound, completed, total, carriers, List.of("no thread dump: " + e), null);
         }
-    }
-
-    /**
-     * The scheduler's carriers alive now: on JDK 21-25 they are {@code jdk.internal.misc.CarrierThread}s.
-     * Enumerated from the root thread group, which takes no stack.
-     */
-    static int carriersNow() {
-        ThreadGroup root = Thread.currentThread().getThreadGroup();
-        while (root.getParent() != null) {
-            root = root.getParent();
-        }
-        Thread[] all = new Thread[root.activeCount() + 64];
-        int n = root.enumerate(all, true);
-        int carriers = 0;
-        for (int i = 0; i < n; i++) {
-            if (all[i].getClass().getName().equals("jdk.internal.misc.CarrierThread")) {
-                carriers++;
-            }
-        }
-        return carriers;
-    }
-
-    private static List<String> sites(Path file) throws java.io.IOException {
-        JsonNode root = new ObjectMapper().readTree(file.toFile());
-        Map<String, int[]> bySite = new LinkedHashMap<>();
-        for (JsonNode container : root.path("threadDump").path("threadContainers")) {
-            for (JsonNode thread : container.path("threads")) {
-                List<String> stack = new ArrayList<>();
-                thread.path("stack").forEach(f -> stack.add(f.asText()));
-                if (stack.isEmpty() || !stack.getLast().contains("java.lang.VirtualThread.run")) {
-                    continue;   // a platform thread, or a virtual thread not started yet or queued
-                }
-                String site = String.join(" <- ", stack.subList(0, Math.min(4, stack.size())));
-                bySite.computeIfAbsent(site, k -> new int[1])[0]++;
-            }
-        }
-        List<Map.Entry<String, int[]>> ranked = new ArrayList<>(bySite.entrySet());
-        ranked.sort(Comparator.comparingInt((Map.Entry<String, int[]> e) -> e.getValue()[0]).reversed());
-        return ranked.stream().limit(5).map(e -> e.getValue()[0] + " x " + e.getKey()).toList();
     }
 
     /** One line: what completed, the carriers, the top site. */

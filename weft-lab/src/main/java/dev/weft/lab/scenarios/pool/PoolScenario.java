@@ -7,6 +7,7 @@ import dev.weft.lab.ScenarioContext;
 import dev.weft.lab.Stats;
 import dev.weft.pin.StarvationDetector;
 import dev.weft.pin.StarvationReport;
+import dev.weft.recording.EventRecording;
 import dev.weft.scheduler.SchedulerSampler;
 import dev.weft.scheduler.SchedulerSamples;
 import dev.weft.scheduler.SchedulerSnapshot;
@@ -29,7 +30,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import jdk.jfr.consumer.RecordingStream;
 
 /**
  * Issue 13's pool scenario: N virtual threads, each running {@code select pg_sleep(0.01)} through
@@ -180,7 +180,7 @@ public final class PoolScenario implements Scenario {
             return;
         }
         List<Instant> pins = new ArrayList<>();
-        try (pg; RecordingStream jfr = pinStream(pins, gcPauses)) {
+        try (pg; EventRecording jfr = pinStream(pins, gcPauses)) {
             ctx.progress(String.format(Locale.ROOT, "PostgreSQL started: %s (%.1f s)", pg.url,
                     (System.nanoTime() - t0) / 1e9));
             // The steady goals get at least 6 paired rounds (the sign test's 95%): the full rounds of
@@ -226,18 +226,17 @@ public final class PoolScenario implements Scenario {
         }
     }
 
-    private static RecordingStream pinStream(List<Instant> pins, List<Instant[]> gcPauses) {
-        RecordingStream s = new RecordingStream();
-        s.enable("jdk.GCPhasePause").withThreshold(Duration.ZERO);
-        s.onEvent("jdk.GCPhasePause", e -> gcPauses.add(new Instant[] {e.getStartTime(), e.getEndTime()}));
-        s.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO);
-        s.onEvent("jdk.VirtualThreadPinned", e -> {
-            synchronized (pins) {
-                pins.add(e.getStartTime());
+    /** Every pin (JFR, threshold 0) into {@code pins} and every GC pause into {@code gcPauses}, until closed. */
+    private static EventRecording pinStream(List<Instant> pins, List<Instant[]> gcPauses) {
+        return EventRecording.start(e -> {
+            if (e.getEventType().getName().equals("jdk.GCPhasePause")) {
+                gcPauses.add(new Instant[] {e.getStartTime(), e.getEndTime()});
+            } else {
+                synchronized (pins) {
+                    pins.add(e.getStartTime());
+                }
             }
-        });
-        s.startAsync();
-        return s;
+        }, "jdk.GCPhasePause", "jdk.VirtualThreadPinned");
     }
 
     private static long pinsIn(List<Instant> pins, List<Run> runs) {
@@ -482,7 +481,6 @@ public final class PoolScenario implements Scenario {
         AtomicReference<Double> cpuAtTarget = new AtomicReference<>(Double.NaN);
         ConcurrentLinkedQueue<Throwable> failures = new ConcurrentLinkedQueue<>();
         SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(5), 20_000);
-        CarrierPeak carriers = CarrierPeak.start();
         long gc0 = gcMillis();
         Instant from = Instant.now();
         long start = System.nanoTime();
@@ -520,7 +518,6 @@ public final class PoolScenario implements Scenario {
                 ex.shutdownNow();   // interrupts the borrowers: Object.wait, Semaphore and park all give up
                 if (!ex.awaitTermination(RECOVERY.toNanos(), TimeUnit.NANOSECONDS)) {
                     sampler.stop();
-                    carriers.stop();
                     if (det != null) {
                         det.stop();
                     }
@@ -536,7 +533,12 @@ public final class PoolScenario implements Scenario {
         Instant to = Instant.now();
         double cpu = cpuSeconds() - cpu0;
         SchedulerSamples samples = sampler.stop();
-        int carriersPeak = carriers.stop();
+        // The carriers counted in every sample (SchedulerSnapshot.carrierThreads: on JDK 21 a virtual
+        // thread in Object.wait holds its carrier and the scheduler adds one, up to 256, which no JFR
+        // event and no scheduler MXBean shows there); the first sample is the count at the start (on
+        // JDK 21 carriers added for an earlier run linger idle for a while).
+        int carriersPeak = samples.maxCarrierThreads();
+        int carriersAtStart = samples.samples().getFirst().carrierThreads();
         StarvationReport starvation = det == null ? null : det.stop();
         if (frozen == null && !failures.isEmpty()) {
             throw new IllegalStateException(failures.size() + " queries failed; the first: " + failures.peek(), failures.peek());
@@ -544,41 +546,7 @@ public final class PoolScenario implements Scenario {
         double toTarget = target > 0 ? (targetAt.get() - t0) / 1e9 : Double.NaN;
         return new Run(from, to, frozen == null ? total : done.get(), (end - start) / 1e9, cpu,
                 Arrays.copyOf(waits, Math.min(slot.get(), waits.length)), samples, starvation, cpuAtTarget.get(), toTarget, frozen,
-                carriersPeak, gcMillis() - gc0, carriers.atStart);
-    }
-
-    /**
-     * The most carriers alive while a run went on, counted every 20 ms by a platform thread: on
-     * JDK 21 a virtual thread in {@code Object.wait} holds its carrier and the scheduler adds one
-     * (up to 256), which no JFR event and no scheduler MXBean shows there.
-     */
-    static final class CarrierPeak {
-        private final java.util.concurrent.atomic.AtomicInteger peak = new java.util.concurrent.atomic.AtomicInteger();
-        private volatile boolean running = true;
-        private final Thread thread;
-
-        /** Carriers alive when the run began (on JDK 21, those added for an earlier run linger idle for a while). */
-        final int atStart = Freeze.carriersNow();
-
-        private CarrierPeak() {
-            peak.set(atStart);
-            thread = Thread.ofPlatform().daemon(true).name("weft-lab-carrier-peak").start(() -> {
-                while (running) {
-                    peak.accumulateAndGet(Freeze.carriersNow(), Math::max);
-                    java.util.concurrent.locks.LockSupport.parkNanos(20_000_000L);
-                }
-            });
-        }
-
-        static CarrierPeak start() {
-            return new CarrierPeak();
-        }
-
-        int stop() throws InterruptedException {
-            running = false;
-            thread.join();
-            return peak.accumulateAndGet(Freeze.carriersNow(), Math::max);
-        }
+                carriersPeak, gcMillis() - gc0, carriersAtStart);
     }
 
     /** Milliseconds the JVM's collectors have spent so far (pauses and concurrent work, as each collector counts it). */

@@ -7,6 +7,7 @@ import dev.weft.lab.Mode
 import dev.weft.lab.Scenario
 import dev.weft.lab.ScenarioContext
 import dev.weft.lab.Stats
+import dev.weft.recording.EventRecording
 import dev.weft.scheduler.SchedulerSampler
 import dev.weft.scheduler.SchedulerSamples
 import java.lang.management.ManagementFactory
@@ -20,7 +21,6 @@ import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import java.util.function.Supplier
-import jdk.jfr.consumer.RecordingStream
 import kotlin.math.ceil
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Dispatchers
@@ -387,13 +387,10 @@ class CoroutinesScenario : Scenario {
         val starts = ConcurrentLinkedQueue<Instant>()
         val resumes = coroutineCount * 17.0
         VirtualThreadDispatcher("lab-no-reuse", idleThreads = 0).use { noReuse ->
-            RecordingStream().use { stream ->
-                stream.enable("jdk.VirtualThreadStart")
-                stream.onEvent("jdk.VirtualThreadStart") { starts += it.startTime }
-                stream.startAsync()
+            EventRecording.start({ starts += it.startTime }, "jdk.VirtualThreadStart").use { recording ->
                 val windows = listOf<() -> CoroutineDispatcher>({ Dispatchers.Virtual }, { noReuse }, { naiveLoom })
                     .map { d -> window { resumeWorkload(coroutineCount, d) } }
-                stream.stop() // returns once every recorded event has been delivered
+                recording.stop() // returns once every recorded event has been delivered
                 val counts = windows.map { (from, to) -> starts.count { it >= from && it <= to } }
                 return PerResume(counts[0] * 1000 / resumes, counts[1] * 1000 / resumes, counts[2] * 1000 / resumes)
             }

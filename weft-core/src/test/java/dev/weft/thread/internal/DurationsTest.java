@@ -1,4 +1,4 @@
-package dev.weft.thread;
+package dev.weft.thread.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package dev.weft.thread;
+package dev.weft.thread.internal;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -10,6 +10,10 @@ import java.util.regex.Pattern;
  * Durations as people read them, the same way in every weft report, log line and message:
  * {@code 0 ms}, {@code 850 us}, {@code 12.5 ms}, {@code 850 ms}, {@code 3.2 s}, {@code 30 s},
  * {@code 12 min}.
+ *
+ * <p>Internal to weft: weft-core's module exports this package only to weft's own modules (it was
+ * {@code dev.weft.thread.Durations}; doc/decisions/0107). Not an API; it may change in any
+ * release.
  */
 public final class Durations {
 

@@ -1,5 +1,7 @@
-package dev.weft.thread;
+package dev.weft.thread.internal;
 
+import dev.weft.thread.ThreadPolicy;
+import dev.weft.thread.WeftThreads;
 import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -31,6 +33,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Memory consistency effects: as for {@link ScheduledThreadPoolExecutor}, actions before
  * {@code schedule} happen-before the task runs.
+ *
+ * <p>Internal to weft: weft-core's module exports this package only to weft's own modules (it was
+ * {@code dev.weft.thread.VirtualTimer}; doc/decisions/0107). Not an API; it may change in any
+ * release.
  */
 public final class VirtualTimer {
 

@@ -1,5 +1,11 @@
-package dev.weft.pin;
+package dev.weft.pin.internal;
 
+import dev.weft.pin.PinCapture;
+import dev.weft.pin.PinEvent;
+import dev.weft.pin.PinFrame;
+import dev.weft.pin.PinMonitor;
+import dev.weft.pin.PinReport;
+import dev.weft.pin.PinSite;
 import dev.weft.scheduler.SchedulerSamples;
 import java.io.IOException;
 import java.time.Duration;
@@ -41,6 +47,11 @@ import jdk.jfr.consumer.RecordingFile;
  * }</pre>
  *
  * <p>Thread-safe: events may be added while reports are taken.
+ *
+ * <p>Internal to weft: weft-diagnostics' module exports this package only to weft's own modules
+ * ({@code weft pins} in weft-cli uses it; it was {@code dev.weft.pin.PinAggregator};
+ * doc/decisions/0107). Users get the same aggregation through {@link PinMonitor},
+ * {@link PinCapture} and {@code PinCheck}.
  */
 public final class PinAggregator {
 
@@ -142,7 +153,7 @@ public final class PinAggregator {
             if (type.equals(PinEvent.JFR_EVENT)) {
                 add(PinEvent.of(e));
             } else if (type.equals(SUBMIT_FAILED_JFR_EVENT)) {
-                addSubmitFailure(PinEvent.string(e, "exceptionMessage"));
+                addSubmitFailure(e.hasField("exceptionMessage") ? e.getString("exceptionMessage") : null);
             }
         }
     }
@@ -170,7 +181,7 @@ public final class PinAggregator {
      * The frames that identify a site: the top {@code n} below the virtual-thread machinery,
      * method-handle plumbing left out.
      */
-    static List<PinFrame> siteFrames(List<PinFrame> frames, int n) {
+    public static List<PinFrame> siteFrames(List<PinFrame> frames, int n) {
         List<PinFrame> meaningful = meaningful(frames);
         return List.copyOf(meaningful.subList(0, Math.min(meaningful.size(), n)));
     }
@@ -198,7 +209,7 @@ public final class PinAggregator {
      * first frame outside the JDK below the innermost native frame (or FFM stub frame); at least
      * {@link #DEFAULT_TOP_FRAMES}.
      */
-    static int depthToCaller(List<PinFrame> frames) {
+    public static int depthToCaller(List<PinFrame> frames) {
         List<PinFrame> meaningful = meaningful(frames);
         int nativeAt = -1;
         for (int i = 0; i < meaningful.size() && nativeAt < 0; i++) {
@@ -211,11 +222,21 @@ public final class PinAggregator {
             return DEFAULT_TOP_FRAMES;
         }
         for (int i = nativeAt + 1; i < meaningful.size(); i++) {
-            if (!PinSite.jdkClass(meaningful.get(i).className())) {
+            if (!jdkClass(meaningful.get(i).className())) {
                 return Math.max(DEFAULT_TOP_FRAMES, i + 1);
             }
         }
         return Math.max(DEFAULT_TOP_FRAMES, meaningful.size());
+    }
+
+    /**
+     * Whether {@code name} is a class of the JDK by its package ({@code java.}, {@code jdk.},
+     * {@code sun.}, {@code javax.}, {@code com.sun.}): the frames a site's first application
+     * frame is looked for below ({@link PinSite#firstApplicationFrame()}).
+     */
+    public static boolean jdkClass(String name) {
+        return name.startsWith("java.") || name.startsWith("jdk.") || name.startsWith("sun.")
+                || name.startsWith("javax.") || name.startsWith("com.sun.");
     }
 
     /** Method-handle and reflection plumbing: lambda forms, invokers, accessors (hidden classes included). */

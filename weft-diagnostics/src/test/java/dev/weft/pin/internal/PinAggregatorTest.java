@@ -1,10 +1,14 @@
-package dev.weft.pin;
+package dev.weft.pin.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.weft.pin.PinEvent;
+import dev.weft.pin.PinFrame;
+import dev.weft.pin.PinReport;
+import dev.weft.pin.PinSite;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
