@@ -317,8 +317,8 @@ public final class PinningScenario implements Scenario {
                         monitored.add(new Instant[] {from, Instant.now()});
                         monitor.stop();
                         monitor = null;
+                        Thread.sleep(GAP);   // after a monitored period only: a block without the monitor sees no pins
                     }
-                    Thread.sleep(GAP);
                 }
                 pairRatios.add(pair[1] / pair[0]);
             }
