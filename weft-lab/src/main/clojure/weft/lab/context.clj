@@ -202,8 +202,9 @@
         ;; Warm-up by time, as JMH does: every variant's path compiled, whatever the machine's speed.
         warmup (Duration/ofMillis (lab/size ctx 0 1000 3000))
         ;; A round lasts at least this long, its variants interleaved run by run: with one batch of
-        ;; 300 ms per variant and round, the paired ratios spread 0.6x-1.7x over 13-14 rounds on an
-        ;; idle machine, every variant of a round slowed alike, batch after batch (issue 26).
+        ;; 300 ms per variant and round, each after a System/gc that let G1 shrink the heap (one
+        ;; young collection per run), the paired ratios spread 0.6x-1.7x over 13-14 rounds on an
+        ;; idle machine, and whole rounds ran slower together (issue 26, decision 0808).
         round-length (Duration/ofMillis (lab/size ctx 0 2000 5000))
         min-cycles (lab/size ctx 1 4 8)
         ;; At least this many paired rounds; more while a goal is inconclusive and the budget allows.
