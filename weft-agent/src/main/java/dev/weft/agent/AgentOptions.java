@@ -12,7 +12,8 @@ import java.util.Set;
  *
  * @param interval   how often a summary by site is logged (and pins counted in the MBean's report)
  * @param threshold  the shortest pin recorded, and the shortest wait for a carrier that is a
- *                   starvation episode
+ *                   starvation episode; the starvation canary wakes once per threshold (at most
+ *                   every 10 ms), so a longer threshold costs less
  * @param pins       whether the pin monitor runs
  * @param starvation whether the starvation detector runs
  */
