@@ -5,8 +5,7 @@ import java.util.concurrent.TimeUnit;
 /** What the stress tier's tests share: how long to run, and a busy wait. */
 public final class StressSupport {
 
-    private StressSupport() {
-    }
+    private StressSupport() {}
 
     /**
      * The {@link System#nanoTime()} at which a stress test stops starting rounds: now plus

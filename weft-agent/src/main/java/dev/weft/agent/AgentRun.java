@@ -32,8 +32,8 @@ final class AgentRun implements WeftAgentMXBean {
     private static final Duration SHORTEST_PERIOD = Duration.ofMillis(10);
 
     private final AgentOptions options;
-    private final PinMonitor monitor;              // null when pins are off
-    private final StarvationDetector starvation;   // the detector alone, when pins are off
+    private final PinMonitor monitor; // null when pins are off
+    private final StarvationDetector starvation; // the detector alone, when pins are off
     private final LongAdder pins = new LongAdder();
     private final LongAdder pinnedNanos = new LongAdder();
     private long episodesAtLastSummary; // summaries thread only
@@ -41,10 +41,14 @@ final class AgentRun implements WeftAgentMXBean {
     private AgentRun(AgentOptions options) {
         this.options = options;
         System.Logger logger = System.getLogger(LOGGER);
-        Duration starvedAt = options.threshold().compareTo(SHORTEST_STARVATION) < 0 ? SHORTEST_STARVATION : options.threshold();
+        Duration starvedAt =
+                options.threshold().compareTo(SHORTEST_STARVATION) < 0 ? SHORTEST_STARVATION : options.threshold();
         if (options.pins()) {
-            PinMonitor.Builder b = PinMonitor.builder().threshold(options.threshold()).summaryEvery(options.interval())
-                    .logger(logger).onPin(p -> {
+            PinMonitor.Builder b = PinMonitor.builder()
+                    .threshold(options.threshold())
+                    .summaryEvery(options.interval())
+                    .logger(logger)
+                    .onPin(p -> {
                         pins.increment();
                         pinnedNanos.add(p.duration().toNanos());
                     });
@@ -84,12 +88,22 @@ final class AgentRun implements WeftAgentMXBean {
         try {
             ManagementFactory.getPlatformMBeanServer().registerMBean(run, new ObjectName(OBJECT_NAME));
         } catch (JMException e) {
-            System.getLogger(LOGGER).log(Level.WARNING, "weft agent: could not register " + OBJECT_NAME
-                    + " (" + e + "); the detectors run and log all the same");
+            System.getLogger(LOGGER)
+                    .log(
+                            Level.WARNING,
+                            "weft agent: could not register " + OBJECT_NAME + " (" + e
+                                    + "); the detectors run and log all the same");
         }
-        System.getLogger(LOGGER).log(Level.INFO, String.format(Locale.ROOT,
-                "weft agent: watching %s (threshold %s), a summary every %s, MBean %s", options.detectorNames(),
-                Durations.human(options.threshold()), Durations.human(options.interval()), OBJECT_NAME));
+        System.getLogger(LOGGER)
+                .log(
+                        Level.INFO,
+                        String.format(
+                                Locale.ROOT,
+                                "weft agent: watching %s (threshold %s), a summary every %s, MBean %s",
+                                options.detectorNames(),
+                                Durations.human(options.threshold()),
+                                Durations.human(options.interval()),
+                                OBJECT_NAME));
         return run;
     }
 
@@ -101,11 +115,14 @@ final class AgentRun implements WeftAgentMXBean {
         StarvationReport r = starvation.report();
         long episodes = r.episodes();
         if (episodes == episodesAtLastSummary) {
-            logger.log(Level.DEBUG, () -> "weft agent: no carrier starvation in the last " + Durations.human(options.interval()));
+            logger.log(
+                    Level.DEBUG,
+                    () -> "weft agent: no carrier starvation in the last " + Durations.human(options.interval()));
             return;
         }
         episodesAtLastSummary = episodes;
-        logger.log(Level.WARNING, "weft agent: carrier starvation, " + r.toText().strip());
+        logger.log(
+                Level.WARNING, "weft agent: carrier starvation, " + r.toText().strip());
     }
 
     @Override

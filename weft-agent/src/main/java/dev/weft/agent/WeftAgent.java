@@ -20,10 +20,10 @@ public final class WeftAgent {
 
     /** A lock, not synchronized: starting waits for JFR, and weft's own audit flags blocking under a monitor. */
     private static final ReentrantLock STARTING = new ReentrantLock();
+
     private static AgentRun run; // guarded by STARTING
 
-    private WeftAgent() {
-    }
+    private WeftAgent() {}
 
     /**
      * Called by the JVM before {@code main} for {@code -javaagent}.
@@ -53,8 +53,11 @@ public final class WeftAgent {
         STARTING.lock();
         try {
             if (run != null) {
-                System.getLogger(AgentRun.LOGGER).log(System.Logger.Level.WARNING,
-                        "weft agent: already running (" + run.options().detectorNames() + "); options " + options + " ignored");
+                System.getLogger(AgentRun.LOGGER)
+                        .log(
+                                System.Logger.Level.WARNING,
+                                "weft agent: already running (" + run.options().detectorNames() + "); options "
+                                        + options + " ignored");
                 return;
             }
             run = AgentRun.start(parsed);

@@ -29,8 +29,10 @@ class AgentStarvationTest {
 
     @Test
     void carriersHeldLongerThanTheThresholdAreSeenAtTheAgentsPeriod() throws Exception {
-        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
-        StarvationDetector d = AgentRun.starvationDetector(Duration.ofMillis(50)).start();
+        int carriers = Integer.getInteger(
+                "jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        StarvationDetector d =
+                AgentRun.starvationDetector(Duration.ofMillis(50)).start();
         Thread.sleep(100);
         List<Thread> spinners = new ArrayList<>();
         for (int i = 0; i < carriers * 2; i++) {
@@ -43,7 +45,10 @@ class AgentStarvationTest {
         StarvationReport r = d.stop();
         assertTrue(r.episodes() >= 1, "a wait of 1 s at a period of 50 ms: " + r.toText());
         assertTrue(r.max().toMillis() >= 50, r.toText());
-        assertTrue(r.sites().stream().anyMatch(s -> s.frames().stream().anyMatch(f -> f.method().equals("spinOnCarrier"))),
+        assertTrue(
+                r.sites().stream()
+                        .anyMatch(s ->
+                                s.frames().stream().anyMatch(f -> f.method().equals("spinOnCarrier"))),
                 "the spinning site is named:\n" + r.toText());
     }
 }

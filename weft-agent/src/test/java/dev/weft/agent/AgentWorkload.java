@@ -14,8 +14,7 @@ import javax.management.ObjectName;
  */
 final class AgentWorkload {
 
-    private AgentWorkload() {
-    }
+    private AgentWorkload() {}
 
     static void block() {
         try {
@@ -25,33 +24,69 @@ final class AgentWorkload {
         }
     }
 
-    static final class Init1 { static { block(); } static void touch() { } }
-    static final class Init2 { static { block(); } static void touch() { } }
-    static final class Init3 { static { block(); } static void touch() { } }
-    static final class Init4 { static { block(); } static void touch() { } }
-    static final class Init5 { static { block(); } static void touch() { } }
+    static final class Init1 {
+        static {
+            block();
+        }
+
+        static void touch() {}
+    }
+
+    static final class Init2 {
+        static {
+            block();
+        }
+
+        static void touch() {}
+    }
+
+    static final class Init3 {
+        static {
+            block();
+        }
+
+        static void touch() {}
+    }
+
+    static final class Init4 {
+        static {
+            block();
+        }
+
+        static void touch() {}
+    }
+
+    static final class Init5 {
+        static {
+            block();
+        }
+
+        static void touch() {}
+    }
 
     public static void main(String[] args) throws Exception {
         Duration interval = Duration.ofMillis(Long.parseLong(args[0]));
         for (Runnable touch : new Runnable[] {Init1::touch, Init2::touch, Init3::touch, Init4::touch, Init5::touch}) {
             Thread.ofVirtual().start(touch).join();
         }
-        dev.weft.pin.PinProbe.pinVirtualThread(Duration.ofMillis(30));   // the application's own weft
+        dev.weft.pin.PinProbe.pinVirtualThread(Duration.ofMillis(30)); // the application's own weft
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName agent = new ObjectName("dev.weft:type=Agent");
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         long pins = 0;
-        while (pins >= 0 && pins < 6 && System.nanoTime() < deadline) {   // -1: the pin monitor is off
+        while (pins >= 0 && pins < 6 && System.nanoTime() < deadline) { // -1: the pin monitor is off
             Thread.sleep(100);
             pins = (Long) server.getAttribute(agent, "Pins");
         }
         System.out.println("mbean class=" + server.getObjectInstance(agent).getClassName());
-        for (String a : new String[] {"Pins", "PinnedMillis", "StarvationEpisodes", "Detectors", "ThresholdMillis", "IntervalMillis"}) {
+        for (String a : new String[] {
+            "Pins", "PinnedMillis", "StarvationEpisodes", "Detectors", "ThresholdMillis", "IntervalMillis"
+        }) {
             System.out.println("mbean " + a + "=" + server.getAttribute(agent, a));
         }
         System.out.println("report=" + ((String) server.getAttribute(agent, "Report")).replace('\n', '|'));
         System.out.flush();
-        Thread.sleep(interval.multipliedBy(2).plusMillis(1_500).toMillis());   // the summary after the pins
+        Thread.sleep(interval.multipliedBy(2).plusMillis(1_500).toMillis()); // the summary after the pins
         System.out.println("done");
     }
 }

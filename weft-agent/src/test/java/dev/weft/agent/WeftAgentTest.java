@@ -6,16 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,19 +38,25 @@ class WeftAgentTest {
 
     /** This test's class path without the agent's own unrelocated classes: the application's weft stays on it. */
     static String applicationClassPath() {
-        return String.join(File.pathSeparator, Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(e -> !Path.of(e).toAbsolutePath().normalize().endsWith(Path.of("weft-agent", "target", "classes")))
-                .toList());
+        return String.join(
+                File.pathSeparator,
+                Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                        .filter(e -> !Path.of(e)
+                                .toAbsolutePath()
+                                .normalize()
+                                .endsWith(Path.of("weft-agent", "target", "classes")))
+                        .toList());
     }
 
-    record Run(int exit, String out, String err) {
-    }
+    record Run(int exit, String out, String err) {}
 
     static Run java(String agentOptions, String... mainAndArgs) throws Exception {
         Path err = Files.createTempFile("weft-agent-test-", ".err");
-        List<String> command = new java.util.ArrayList<>(List.of(JAVA,
+        List<String> command = new java.util.ArrayList<>(List.of(
+                JAVA,
                 "-javaagent:" + agentJar().toAbsolutePath() + (agentOptions == null ? "" : "=" + agentOptions),
-                "-cp", applicationClassPath()));
+                "-cp",
+                applicationClassPath()));
         command.addAll(List.of(mainAndArgs));
         Process p = new ProcessBuilder(command).redirectError(err.toFile()).start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -69,8 +74,11 @@ class WeftAgentTest {
         String both = r.out() + "\n--- stderr ---\n" + r.err();
         assertEquals(0, r.exit(), both);
         assertTrue(r.out().contains("done"), both);
-        assertTrue(r.err().contains("weft agent: watching pins+starvation (threshold 0 ms), a summary every 1 s,"
-                + " MBean dev.weft:type=Agent"), both);
+        assertTrue(
+                r.err()
+                        .contains("weft agent: watching pins+starvation (threshold 0 ms), a summary every 1 s,"
+                                + " MBean dev.weft:type=Agent"),
+                both);
         Matcher pins = Pattern.compile("mbean Pins=(\\d+)").matcher(r.out());
         assertTrue(pins.find(), both);
         assertTrue(Long.parseLong(pins.group(1)) >= 6, "5 class initializers and the application's own probe: " + both);
@@ -81,7 +89,9 @@ class WeftAgentTest {
         // the pin monitor's periodic summary, through System.Logger (java.util.logging here)
         assertTrue(r.err().contains("weft pin monitor"), both);
         assertTrue(r.err().matches("(?s).*pins? in the last 1 s \\(\\d+ since start\\).*"), both);
-        assertTrue(r.err().contains("at dev.weft.agent.AgentWorkload.block"), "by site, at its first application frame: " + both);
+        assertTrue(
+                r.err().contains("at dev.weft.agent.AgentWorkload.block"),
+                "by site, at its first application frame: " + both);
     }
 
     @Test
@@ -99,7 +109,9 @@ class WeftAgentTest {
     void aBadOptionStopsTheJvmNamingIt() throws Exception {
         Run r = java("interval=soon", AgentWorkload.class.getName(), "1000");
         assertNotEquals(0, r.exit());
-        assertTrue(r.err().contains("interval: 'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S"), r.err());
+        assertTrue(
+                r.err().contains("interval: 'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S"),
+                r.err());
         Run unknown = java("detectors=pins+gc", AgentWorkload.class.getName(), "1000");
         assertNotEquals(0, unknown.exit());
         assertTrue(unknown.err().contains("unknown detector 'gc'"), unknown.err());
@@ -108,12 +120,18 @@ class WeftAgentTest {
     @Test
     void theJarCarriesWeftRelocatedAndNothingElse() throws Exception {
         try (JarFile jar = new JarFile(agentJar().toFile())) {
-            List<String> names = jar.stream().map(java.util.zip.ZipEntry::getName).toList();
+            List<String> names =
+                    jar.stream().map(java.util.zip.ZipEntry::getName).toList();
             assertTrue(names.contains("dev/weft/agent/WeftAgent.class"), names.toString());
             assertTrue(names.contains("dev/weft/agent/internal/weft/pin/PinMonitor.class"), names.toString());
-            assertTrue(names.contains("dev/weft/agent/internal/weft/thread/internal/Durations.class"), names.toString());
-            assertEquals(List.of(), names.stream().filter(n -> n.endsWith(".class")
-                    && !n.startsWith("dev/weft/agent/")).toList(), "only the agent's package");
+            assertTrue(
+                    names.contains("dev/weft/agent/internal/weft/thread/internal/Durations.class"), names.toString());
+            assertEquals(
+                    List.of(),
+                    names.stream()
+                            .filter(n -> n.endsWith(".class") && !n.startsWith("dev/weft/agent/"))
+                            .toList(),
+                    "only the agent's package");
             var manifest = jar.getManifest().getMainAttributes();
             assertEquals("dev.weft.agent.WeftAgent", manifest.getValue("Premain-Class"));
             assertEquals("dev.weft.agent.WeftAgent", manifest.getValue("Agent-Class"));

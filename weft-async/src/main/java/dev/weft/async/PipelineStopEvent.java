@@ -39,8 +39,7 @@ public final class PipelineStopEvent extends Event {
     @Description("Outputs put on the output channel")
     long delivered;
 
-    PipelineStopEvent() {
-    }
+    PipelineStopEvent() {}
 
     /** True when a recording has {@value #NAME} enabled: compute the fields only then. */
     public static boolean isRecorded() {

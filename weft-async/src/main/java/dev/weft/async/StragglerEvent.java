@@ -54,8 +54,7 @@ public final class StragglerEvent extends jdk.jfr.Event {
     @Description("The waiting thread's stack, one frame a line, innermost first")
     String stack;
 
-    StragglerEvent() {
-    }
+    StragglerEvent() {}
 
     /**
      * Commits a straggler when a recording has {@value #NAME} enabled.

@@ -29,8 +29,15 @@ import java.util.Set;
  * @param problems  what could not be audited (unreadable class files, duplicates), one line each
  * @param suppressed findings a {@link Suppressions baseline or exclusion} covers: reported, not counted
  */
-public record AuditReport(List<String> inputs, int targetJdk, int classes, long bytes, Duration elapsed,
-                          List<Finding> findings, List<String> problems, List<Suppressed> suppressed) {
+public record AuditReport(
+        List<String> inputs,
+        int targetJdk,
+        int classes,
+        long bytes,
+        Duration elapsed,
+        List<Finding> findings,
+        List<String> problems,
+        List<Suppressed> suppressed) {
 
     /**
      * A finding the user accepted.
@@ -60,8 +67,14 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
     }
 
     /** A report with nothing suppressed. */
-    public AuditReport(List<String> inputs, int targetJdk, int classes, long bytes, Duration elapsed,
-                       List<Finding> findings, List<String> problems) {
+    public AuditReport(
+            List<String> inputs,
+            int targetJdk,
+            int classes,
+            long bytes,
+            Duration elapsed,
+            List<Finding> findings,
+            List<String> problems) {
         this(inputs, targetJdk, classes, bytes, elapsed, findings, problems, List.of());
     }
 
@@ -94,11 +107,22 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
     public String toText() {
         StringBuilder b = new StringBuilder();
         Map<Severity, Integer> counts = counts();
-        b.append(String.format(Locale.ROOT, "weft audit: %,d classes (%.1f MB of class files) from %d input%s in %.2f s"
+        b.append(String.format(
+                Locale.ROOT,
+                "weft audit: %,d classes (%.1f MB of class files) from %d input%s in %.2f s"
                         + " (%.1f MB/s), target JDK %d: %d error%s, %d warning%s, %d info\n",
-                classes, bytes / 1e6, inputs.size(), inputs.size() == 1 ? "" : "s", elapsed.toNanos() / 1e9,
-                megabytesPerSecond(), targetJdk, counts.get(Severity.ERROR), plural(counts.get(Severity.ERROR)),
-                counts.get(Severity.WARNING), plural(counts.get(Severity.WARNING)), counts.get(Severity.INFO)));
+                classes,
+                bytes / 1e6,
+                inputs.size(),
+                inputs.size() == 1 ? "" : "s",
+                elapsed.toNanos() / 1e9,
+                megabytesPerSecond(),
+                targetJdk,
+                counts.get(Severity.ERROR),
+                plural(counts.get(Severity.ERROR)),
+                counts.get(Severity.WARNING),
+                plural(counts.get(Severity.WARNING)),
+                counts.get(Severity.INFO)));
         if (!suppressed.isEmpty()) {
             b.append(suppressed.size()).append(" more suppressed (not counted), listed at the end\n");
         }
@@ -109,8 +133,13 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
             }
             b.append('\n').append(s).append(" (").append(of.size()).append(")\n");
             for (Finding f : of) {
-                b.append("  ").append(f.location()).append(" (").append(f.sourcePosition()).append(")  [")
-                        .append(f.rule().id()).append("]\n");
+                b.append("  ")
+                        .append(f.location())
+                        .append(" (")
+                        .append(f.sourcePosition())
+                        .append(")  [")
+                        .append(f.rule().id())
+                        .append("]\n");
                 b.append("      ").append(f.message()).append('\n');
                 if (f.path().size() > 1) {
                     b.append("      via ").append(String.join(" -> ", f.path())).append('\n');
@@ -129,8 +158,15 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
             b.append("\nsuppressed (").append(suppressed.size()).append(")\n");
             for (Suppressed s : suppressed) {
                 Finding f = s.finding();
-                b.append("  ").append(f.location()).append(" (").append(f.sourcePosition()).append(")  [")
-                        .append(f.rule().id()).append(", ").append(f.severity()).append("]\n");
+                b.append("  ")
+                        .append(f.location())
+                        .append(" (")
+                        .append(f.sourcePosition())
+                        .append(")  [")
+                        .append(f.rule().id())
+                        .append(", ")
+                        .append(f.severity())
+                        .append("]\n");
                 b.append("      ").append(s.justification()).append('\n');
             }
         }
@@ -160,11 +196,16 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
         counts().forEach((s, n) -> counts.put(s.toString(), n));
         m.put("counts", counts);
         m.put("findings", findings.stream().map(Finding::toMap).toList());
-        m.put("suppressed", suppressed.stream().map(s -> {
-            Map<String, Object> f = new LinkedHashMap<>(s.finding().toMap());
-            f.put("justification", s.justification());
-            return f;
-        }).toList());
+        m.put(
+                "suppressed",
+                suppressed.stream()
+                        .map(s -> {
+                            Map<String, Object> f =
+                                    new LinkedHashMap<>(s.finding().toMap());
+                            f.put("justification", s.justification());
+                            return f;
+                        })
+                        .toList());
         m.put("problems", problems);
         return m;
     }
@@ -190,7 +231,9 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
             rule.put("shortDescription", Map.of("text", r.description()));
             rule.put("fullDescription", Map.of("text", r.description() + " " + r.help()));
             rule.put("help", Map.of("text", r.help()));
-            rule.put("defaultConfiguration", Map.of("level", r.severity(targetJdk).sarifLevel()));
+            rule.put(
+                    "defaultConfiguration",
+                    Map.of("level", r.severity(targetJdk).sarifLevel()));
             rules.add(rule);
         }
         List<Map<String, Object>> results = new ArrayList<>();
@@ -206,19 +249,30 @@ public record AuditReport(List<String> inputs, int targetJdk, int classes, long 
             }
             Map<String, Object> location = new LinkedHashMap<>();
             location.put("physicalLocation", physical);
-            location.put("logicalLocations", List.of(Map.of("fullyQualifiedName", f.location(),
-                    "kind", f.descriptor() != null && f.descriptor().startsWith("(") ? "function" : "member")));
+            location.put(
+                    "logicalLocations",
+                    List.of(Map.of(
+                            "fullyQualifiedName",
+                            f.location(),
+                            "kind",
+                            f.descriptor() != null && f.descriptor().startsWith("(") ? "function" : "member")));
             Map<String, Object> result = new LinkedHashMap<>();
             result.put("ruleId", f.rule().id());
             result.put("ruleIndex", f.rule().ordinal());
             result.put("level", f.severity().sarifLevel());
-            result.put("message", Map.of("text", f.location() + ": " + f.message()
-                    + (f.path().size() > 1 ? " (via " + String.join(" -> ", f.path()) + ")" : "")));
+            result.put(
+                    "message",
+                    Map.of(
+                            "text",
+                            f.location() + ": " + f.message()
+                                    + (f.path().size() > 1 ? " (via " + String.join(" -> ", f.path()) + ")" : "")));
             result.put("locations", List.of(location));
             if (!entry.justification().isEmpty()) {
                 // SARIF 2.1.0 §3.35: a suppressed result; "external" = suppressed outside the source
-                result.put("suppressions", List.of(Map.of("kind", "external", "status", "accepted",
-                        "justification", entry.justification())));
+                result.put(
+                        "suppressions",
+                        List.of(Map.of(
+                                "kind", "external", "status", "accepted", "justification", entry.justification())));
             }
             results.add(result);
         }

@@ -63,7 +63,8 @@ public final class Auditor {
     static final int MAX_IMPLEMENTATIONS = 8;
     /** The kinds of blocking: those that always park (errors), then those that park only sometimes (one lower). */
     private static final List<List<Blocking.Kind>> BY_CERTAINTY = List.of(
-            List.of(Blocking.Kind.WAITS, Blocking.Kind.SOCKET_IO), List.of(Blocking.Kind.STREAM_IO, Blocking.Kind.LOCKS));
+            List.of(Blocking.Kind.WAITS, Blocking.Kind.SOCKET_IO),
+            List.of(Blocking.Kind.STREAM_IO, Blocking.Kind.LOCKS));
 
     private final int targetJdk;
 
@@ -81,12 +82,13 @@ public final class Auditor {
      */
     public static Auditor forTargetJdk(int targetJdk) {
         if (targetJdk < MIN_TARGET_JDK) {
-            throw new IllegalArgumentException("target JDK " + targetJdk + " has no virtual threads; give "
-                    + MIN_TARGET_JDK + " or newer");
+            throw new IllegalArgumentException(
+                    "target JDK " + targetJdk + " has no virtual threads; give " + MIN_TARGET_JDK + " or newer");
         }
         if (targetJdk > maxTargetJdk()) {
-            throw new IllegalArgumentException("target JDK " + targetJdk + " is newer than the pinning rules the audit knows;"
-                    + " give " + MIN_TARGET_JDK + " to " + maxTargetJdk());
+            throw new IllegalArgumentException(
+                    "target JDK " + targetJdk + " is newer than the pinning rules the audit knows;" + " give "
+                            + MIN_TARGET_JDK + " to " + maxTargetJdk());
         }
         return new Auditor(targetJdk);
     }
@@ -130,7 +132,8 @@ public final class Auditor {
         Objects.requireNonNull(inputs, "inputs");
         Objects.requireNonNull(classpath, "classpath");
         if (inputs.isEmpty()) {
-            throw new IllegalArgumentException("nothing to audit: give jars, folders of classes, .class files or a classpath");
+            throw new IllegalArgumentException(
+                    "nothing to audit: give jars, folders of classes, .class files or a classpath");
         }
         long start = System.nanoTime();
         ClassSource audited = new ClassSource(targetJdk);
@@ -153,22 +156,30 @@ public final class Auditor {
         Set<String> auditedNames = new HashSet<>(classes.keySet());
         bytes += read(libraries, classes, problems, new int[1]);
         if (duplicates[0] > 0) {
-            problems.add(duplicates[0] + " classes appeared more than once in the inputs; the first of each was audited");
+            problems.add(
+                    duplicates[0] + " classes appeared more than once in the inputs; the first of each was audited");
         }
         List<Finding> findings = new Analysis(classes, auditedNames).findings();
-        return new AuditReport(audited.inputs(), targetJdk, auditedClasses, bytes,
-                Duration.ofNanos(System.nanoTime() - start), findings, problems);
+        return new AuditReport(
+                audited.inputs(),
+                targetJdk,
+                auditedClasses,
+                bytes,
+                Duration.ofNanos(System.nanoTime() - start),
+                findings,
+                problems);
     }
 
     /**
      * Parses every class of {@code source} into {@code classes} (a class already there wins);
      * returns the bytes read.
      */
-    private static long read(ClassSource source, Map<String, ClassSummary> classes, List<String> problems,
-                             int[] duplicates) {
+    private static long read(
+            ClassSource source, Map<String, ClassSummary> classes, List<String> problems, int[] duplicates) {
         long bytes = 0;
         // Parsing is most of the work and each class stands alone: parse in parallel, keep input order.
-        List<Object> scanned = source.classes().parallelStream().map(Auditor::scan).toList();
+        List<Object> scanned =
+                source.classes().parallelStream().map(Auditor::scan).toList();
         for (int i = 0; i < scanned.size(); i++) {
             bytes += source.classes().get(i).bytes().length;
             if (scanned.get(i) instanceof ClassSummary c) {
@@ -199,6 +210,7 @@ public final class Auditor {
         private final Map<Sig, MethodSummary> methods = new HashMap<>();
         /** Every method, in a fixed order, so that paths come out the same on every run. */
         private final List<MethodSummary> ordered = new ArrayList<>();
+
         private final Map<Sig, Optional<Blocking.Kind>> blockingCalls = new HashMap<>();
         private final Map<Call, Optional<Blocking.Kind>> streamCalls = new IdentityHashMap<>();
         private final Map<Sig, List<Target>> resolved = new HashMap<>();
@@ -211,6 +223,7 @@ public final class Auditor {
          * path there, or the blocking call itself.
          */
         private final Map<Blocking.Kind, Map<Sig, Step>> toBlocking = new EnumMap<>(Blocking.Kind.class);
+
         private final List<Finding> findings = new ArrayList<>();
 
         /**
@@ -218,15 +231,13 @@ public final class Auditor {
          * names the abstract or interface method the call to {@code via} declared, when dispatch
          * was resolved to get there.
          */
-        private record Step(MethodSummary via, Call blockingCall, String dispatched) {
-        }
+        private record Step(MethodSummary via, Call blockingCall, String dispatched) {}
 
         /**
          * A method a call may run ({@code dispatched} is the declared abstract method, or null for
          * a direct call); for a method that blocks itself, {@code call} is the blocking call.
          */
-        private record Target(MethodSummary method, String dispatched, Call call) {
-        }
+        private record Target(MethodSummary method, String dispatched, Call call) {}
 
         /** A path from a call to blocking, and the blocking call it ends in. */
         private record CallPath(List<String> calls, Call blocking) {
@@ -244,7 +255,9 @@ public final class Auditor {
                     methods.put(m.sig(), m);
                 }
             }
-            sockets = new SocketStreams(hierarchy, classes,
+            sockets = new SocketStreams(
+                    hierarchy,
+                    classes,
                     sig -> resolve(sig).stream().map(Target::method).toList());
             // Classes by name, methods in declaration order: a fixed order, cheaper than sorting every method.
             List<String> names = new ArrayList<>(classes.keySet());
@@ -280,8 +293,11 @@ public final class Auditor {
                     unique.add(f);
                 }
             }
-            unique.sort(Comparator.comparing(Finding::severity).thenComparing(Finding::className)
-                    .thenComparing(Finding::member).thenComparingInt(Finding::line).thenComparing(f -> f.rule().id()));
+            unique.sort(Comparator.comparing(Finding::severity)
+                    .thenComparing(Finding::className)
+                    .thenComparing(Finding::member)
+                    .thenComparingInt(Finding::line)
+                    .thenComparing(f -> f.rule().id()));
             return List.copyOf(unique);
         }
 
@@ -331,7 +347,8 @@ public final class Auditor {
                             continue; // stream I/O ends a path: its stream decides, not the stream class's code
                         }
                         for (Target t : resolve(c.target())) {
-                            callers.computeIfAbsent(t.method().sig(), x -> new ArrayList<>()).add(new Target(m, t.dispatched(), null));
+                            callers.computeIfAbsent(t.method().sig(), x -> new ArrayList<>())
+                                    .add(new Target(m, t.dispatched(), null));
                         }
                     }
                 }
@@ -343,9 +360,14 @@ public final class Auditor {
             for (FieldNode f : c.fields()) {
                 Type t = Type.getType(f.desc);
                 if (t.getSort() == Type.OBJECT && hierarchy.isA(t.getInternalName(), "java/lang/ThreadLocal")) {
-                    add(Rule.THREAD_LOCAL_FIELD, c, f.name, f.desc, -1,
-                            ((f.access & Opcodes.ACC_STATIC) != 0 ? "static field " : "field ") + f.name
-                                    + " holds a " + simple(t.getInternalName()) + ": one value per thread that uses it",
+                    add(
+                            Rule.THREAD_LOCAL_FIELD,
+                            c,
+                            f.name,
+                            f.desc,
+                            -1,
+                            ((f.access & Opcodes.ACC_STATIC) != 0 ? "static field " : "field ") + f.name + " holds a "
+                                    + simple(t.getInternalName()) + ": one value per thread that uses it",
                             List.of());
                 }
             }
@@ -353,8 +375,14 @@ public final class Auditor {
 
         private void method(ClassSummary c, MethodSummary m) {
             if ((m.access() & Opcodes.ACC_NATIVE) != 0) {
-                add(Rule.NATIVE_METHOD, c, m.name(), m.desc(), -1,
-                        "native method " + m.name() + m.desc() + ": a virtual thread running it cannot unmount", List.of());
+                add(
+                        Rule.NATIVE_METHOD,
+                        c,
+                        m.name(),
+                        m.desc(),
+                        -1,
+                        "native method " + m.name() + m.desc() + ": a virtual thread running it cannot unmount",
+                        List.of());
             }
             for (int line : m.spinningYields()) {
                 add(Rule.THREAD_YIELD_SPIN, c, m.name(), m.desc(), line, "calls Thread.yield in a loop", List.of());
@@ -364,8 +392,14 @@ public final class Auditor {
                 if (Blocking.isObjectWait(call.name(), call.desc())) {
                     add(Rule.OBJECT_WAIT, c, m.name(), m.desc(), call.line(), "calls Object.wait", List.of());
                 }
-                if (call.owner().equals("java/lang/foreign/Linker") && call.name().equals("upcallStub")) {
-                    add(Rule.NATIVE_UPCALL, c, m.name(), m.desc(), call.line(),
+                if (call.owner().equals("java/lang/foreign/Linker")
+                        && call.name().equals("upcallStub")) {
+                    add(
+                            Rule.NATIVE_UPCALL,
+                            c,
+                            m.name(),
+                            m.desc(),
+                            call.line(),
                             "creates an upcall stub: Java code that native code calls back runs under a native frame",
                             List.of());
                 }
@@ -377,7 +411,9 @@ public final class Auditor {
                     for (List<Blocking.Kind> group : BY_CERTAINTY) {
                         for (Blocking.Kind k : group) {
                             CallPath p = pathFrom(call, k);
-                            if (!p.isEmpty() && (path == null || p.calls().size() < path.calls().size())) {
+                            if (!p.isEmpty()
+                                    && (path == null
+                                            || p.calls().size() < path.calls().size())) {
                                 kind = k;
                                 path = p;
                             }
@@ -390,13 +426,29 @@ public final class Auditor {
                         continue;
                     }
                     if (clinit) {
-                        add(Rule.BLOCKING_IN_CLASS_INIT, kind, c, m.name(), m.desc(), call.line(),
-                                "the class initializer " + describe(path, kind), path.calls());
+                        add(
+                                Rule.BLOCKING_IN_CLASS_INIT,
+                                kind,
+                                c,
+                                m.name(),
+                                m.desc(),
+                                call.line(),
+                                "the class initializer " + describe(path, kind),
+                                path.calls());
                     }
                     if (call.inMonitor() && !Blocking.isObjectWait(call.name(), call.desc())) {
-                        add(Rule.SYNCHRONIZED_BLOCKING, kind, c, m.name(), m.desc(), call.line(),
-                                ((m.access() & Opcodes.ACC_SYNCHRONIZED) != 0 ? "synchronized method " : "synchronized block ")
-                                        + describe(path, kind), path.calls());
+                        add(
+                                Rule.SYNCHRONIZED_BLOCKING,
+                                kind,
+                                c,
+                                m.name(),
+                                m.desc(),
+                                call.line(),
+                                ((m.access() & Opcodes.ACC_SYNCHRONIZED) != 0
+                                                ? "synchronized method "
+                                                : "synchronized block ")
+                                        + describe(path, kind),
+                                path.calls());
                     }
                 }
             }
@@ -426,7 +478,8 @@ public final class Auditor {
             MethodSummary at = first.method();
             String dispatched = first.dispatched();
             while (at != null) {
-                path.add(qualified(at.owner(), at.name()) + (dispatched == null ? "" : " (dispatch of " + dispatched + ")"));
+                path.add(qualified(at.owner(), at.name())
+                        + (dispatched == null ? "" : " (dispatch of " + dispatched + ")"));
                 Step s = steps.get(at.sig());
                 if (s.blockingCall() != null) {
                     blocking = s.blockingCall();
@@ -444,9 +497,12 @@ public final class Auditor {
             String blocks = switch (kind) {
                 case WAITS -> "blocks";
                 case LOCKS -> "blocks when the lock is contended";
-                case SOCKET_IO -> "blocks on a socket: the stream is " + sockets.verdict(path.blocking()).because();
-                case STREAM_IO -> "blocks if the stream is a socket's, which the audit cannot tell ("
-                        + sockets.verdict(path.blocking()).because() + ")";
+                case SOCKET_IO ->
+                    "blocks on a socket: the stream is "
+                            + sockets.verdict(path.blocking()).because();
+                case STREAM_IO ->
+                    "blocks if the stream is a socket's, which the audit cannot tell ("
+                            + sockets.verdict(path.blocking()).because() + ")";
             };
             if (calls.size() == 1) {
                 return "calls " + last + ", which " + blocks;
@@ -456,21 +512,26 @@ public final class Auditor {
         }
 
         private Blocking.Kind kind(Call c) {
-            Blocking.Kind k = blockingCalls.computeIfAbsent(c.target(),
-                    s -> Optional.ofNullable(Blocking.kind(s.owner(), s.name(), s.desc(), hierarchy))).orElse(null);
+            Blocking.Kind k = blockingCalls
+                    .computeIfAbsent(
+                            c.target(),
+                            s -> Optional.ofNullable(Blocking.kind(s.owner(), s.name(), s.desc(), hierarchy)))
+                    .orElse(null);
             if (k != null || !StreamOrigins.IO_NAMES.contains(c.name())) {
                 return k;
             }
-            return streamCalls.computeIfAbsent(c, x -> {
-                if (!sockets.isStreamIo(x)) {
-                    return Optional.empty();
-                }
-                return switch (sockets.verdict(x).level()) {
-                    case SOCKET -> Optional.of(Blocking.Kind.SOCKET_IO);
-                    case MAYBE -> Optional.of(Blocking.Kind.STREAM_IO);
-                    case NONE -> Optional.empty();
-                };
-            }).orElse(null);
+            return streamCalls
+                    .computeIfAbsent(c, x -> {
+                        if (!sockets.isStreamIo(x)) {
+                            return Optional.empty();
+                        }
+                        return switch (sockets.verdict(x).level()) {
+                            case SOCKET -> Optional.of(Blocking.Kind.SOCKET_IO);
+                            case MAYBE -> Optional.of(Blocking.Kind.STREAM_IO);
+                            case NONE -> Optional.empty();
+                        };
+                    })
+                    .orElse(null);
         }
 
         /**
@@ -520,19 +581,36 @@ public final class Auditor {
             return null;
         }
 
-        private void add(Rule rule, ClassSummary c, String member, String desc, int line, String message, List<String> path) {
+        private void add(
+                Rule rule, ClassSummary c, String member, String desc, int line, String message, List<String> path) {
             add(rule, Blocking.Kind.WAITS, c, member, desc, line, message, path);
         }
 
         /** A finding whose blocking only happens under lock contention is one severity lower. */
-        private void add(Rule rule, Blocking.Kind kind, ClassSummary c, String member, String desc, int line,
-                         String message, List<String> path) {
+        private void add(
+                Rule rule,
+                Blocking.Kind kind,
+                ClassSummary c,
+                String member,
+                String desc,
+                int line,
+                String message,
+                List<String> path) {
             Severity severity = rule.severity(targetJdk);
             if (kind.onlySometimes() && severity != Severity.INFO) {
                 severity = Severity.values()[severity.ordinal() + 1];
             }
-            findings.add(new Finding(rule, severity, c.name().replace('/', '.'), member, desc,
-                    c.sourceFile(), line, message, path, c.input()));
+            findings.add(new Finding(
+                    rule,
+                    severity,
+                    c.name().replace('/', '.'),
+                    member,
+                    desc,
+                    c.sourceFile(),
+                    line,
+                    message,
+                    path,
+                    c.input()));
         }
     }
 

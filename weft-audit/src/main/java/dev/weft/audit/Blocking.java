@@ -35,68 +35,129 @@ final class Blocking {
     }
 
     /** How calls are matched: every overload, or only the ones with a timeout parameter. */
-    private record Names(Kind kind, Set<String> all, Set<String> timed) {
-    }
+    private record Names(Kind kind, Set<String> all, Set<String> timed) {}
 
     private static final Map<String, Names> BY_OWNER = new HashMap<>();
 
     static {
         add(Kind.WAITS, List.of("java/lang/Thread"), Set.of("sleep", "join"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/locks/LockSupport"), Set.of("park", "parkNanos", "parkUntil"), Set.of());
-        add(Kind.LOCKS, List.of("java/util/concurrent/locks/Lock", "java/util/concurrent/locks/ReentrantLock",
+        add(
+                Kind.WAITS,
+                List.of("java/util/concurrent/locks/LockSupport"),
+                Set.of("park", "parkNanos", "parkUntil"),
+                Set.of());
+        add(
+                Kind.LOCKS,
+                List.of(
+                        "java/util/concurrent/locks/Lock",
+                        "java/util/concurrent/locks/ReentrantLock",
                         "java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock",
                         "java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock"),
-                Set.of("lock", "lockInterruptibly"), Set.of("tryLock"));
-        add(Kind.LOCKS, List.of("java/util/concurrent/locks/StampedLock"),
+                Set.of("lock", "lockInterruptibly"),
+                Set.of("tryLock"));
+        add(
+                Kind.LOCKS,
+                List.of("java/util/concurrent/locks/StampedLock"),
                 Set.of("writeLock", "readLock", "writeLockInterruptibly", "readLockInterruptibly"),
                 Set.of("tryWriteLock", "tryReadLock"));
-        add(Kind.WAITS, List.of("java/util/concurrent/locks/Condition",
+        add(
+                Kind.WAITS,
+                List.of(
+                        "java/util/concurrent/locks/Condition",
                         "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject",
                         "java/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject"),
-                Set.of("await", "awaitNanos", "awaitUninterruptibly", "awaitUntil"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/locks/AbstractQueuedSynchronizer",
+                Set.of("await", "awaitNanos", "awaitUninterruptibly", "awaitUntil"),
+                Set.of());
+        add(
+                Kind.WAITS,
+                List.of(
+                        "java/util/concurrent/locks/AbstractQueuedSynchronizer",
                         "java/util/concurrent/locks/AbstractQueuedLongSynchronizer"),
                 Set.of("acquire", "acquireInterruptibly", "acquireShared", "acquireSharedInterruptibly"),
                 Set.of("tryAcquireNanos", "tryAcquireSharedNanos"));
-        add(Kind.WAITS, List.of("java/util/concurrent/CountDownLatch", "java/util/concurrent/CyclicBarrier"), Set.of("await"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/Phaser"),
-                Set.of("awaitAdvance", "awaitAdvanceInterruptibly", "arriveAndAwaitAdvance"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/Semaphore"), Set.of("acquire", "acquireUninterruptibly"), Set.of("tryAcquire"));
+        add(
+                Kind.WAITS,
+                List.of("java/util/concurrent/CountDownLatch", "java/util/concurrent/CyclicBarrier"),
+                Set.of("await"),
+                Set.of());
+        add(
+                Kind.WAITS,
+                List.of("java/util/concurrent/Phaser"),
+                Set.of("awaitAdvance", "awaitAdvanceInterruptibly", "arriveAndAwaitAdvance"),
+                Set.of());
+        add(
+                Kind.WAITS,
+                List.of("java/util/concurrent/Semaphore"),
+                Set.of("acquire", "acquireUninterruptibly"),
+                Set.of("tryAcquire"));
         add(Kind.WAITS, List.of("java/util/concurrent/Exchanger"), Set.of("exchange"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/BlockingQueue", "java/util/concurrent/BlockingDeque",
-                        "java/util/concurrent/TransferQueue", "java/util/concurrent/LinkedBlockingQueue",
-                        "java/util/concurrent/ArrayBlockingQueue", "java/util/concurrent/LinkedBlockingDeque",
-                        "java/util/concurrent/PriorityBlockingQueue", "java/util/concurrent/DelayQueue",
-                        "java/util/concurrent/SynchronousQueue", "java/util/concurrent/LinkedTransferQueue"),
+        add(
+                Kind.WAITS,
+                List.of(
+                        "java/util/concurrent/BlockingQueue",
+                        "java/util/concurrent/BlockingDeque",
+                        "java/util/concurrent/TransferQueue",
+                        "java/util/concurrent/LinkedBlockingQueue",
+                        "java/util/concurrent/ArrayBlockingQueue",
+                        "java/util/concurrent/LinkedBlockingDeque",
+                        "java/util/concurrent/PriorityBlockingQueue",
+                        "java/util/concurrent/DelayQueue",
+                        "java/util/concurrent/SynchronousQueue",
+                        "java/util/concurrent/LinkedTransferQueue"),
                 Set.of("put", "take", "putFirst", "putLast", "takeFirst", "takeLast", "transfer"),
                 Set.of("offer", "poll", "offerFirst", "offerLast", "pollFirst", "pollLast", "tryTransfer"));
-        add(Kind.WAITS, List.of("java/util/concurrent/Future", "java/util/concurrent/RunnableFuture",
-                        "java/util/concurrent/ScheduledFuture", "java/util/concurrent/FutureTask"),
-                Set.of("get"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/CompletableFuture", "java/util/concurrent/ForkJoinTask"),
-                Set.of("get", "join"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/ExecutorService", "java/util/concurrent/AbstractExecutorService",
-                        "java/util/concurrent/ThreadPoolExecutor", "java/util/concurrent/ScheduledThreadPoolExecutor",
+        add(
+                Kind.WAITS,
+                List.of(
+                        "java/util/concurrent/Future",
+                        "java/util/concurrent/RunnableFuture",
+                        "java/util/concurrent/ScheduledFuture",
+                        "java/util/concurrent/FutureTask"),
+                Set.of("get"),
+                Set.of());
+        add(
+                Kind.WAITS,
+                List.of("java/util/concurrent/CompletableFuture", "java/util/concurrent/ForkJoinTask"),
+                Set.of("get", "join"),
+                Set.of());
+        add(
+                Kind.WAITS,
+                List.of(
+                        "java/util/concurrent/ExecutorService",
+                        "java/util/concurrent/AbstractExecutorService",
+                        "java/util/concurrent/ThreadPoolExecutor",
+                        "java/util/concurrent/ScheduledThreadPoolExecutor",
                         "java/util/concurrent/ForkJoinPool"),
-                Set.of("awaitTermination", "invokeAll", "invokeAny", "close"), Set.of());
-        add(Kind.WAITS, List.of("java/util/concurrent/CompletionService", "java/util/concurrent/ExecutorCompletionService"),
-                Set.of("take"), Set.of("poll"));
+                Set.of("awaitTermination", "invokeAll", "invokeAny", "close"),
+                Set.of());
+        add(
+                Kind.WAITS,
+                List.of("java/util/concurrent/CompletionService", "java/util/concurrent/ExecutorCompletionService"),
+                Set.of("take"),
+                Set.of("poll"));
         add(Kind.WAITS, List.of("java/lang/Process"), Set.of("waitFor"), Set.of());
         add(Kind.WAITS, List.of("java/lang/ref/ReferenceQueue"), Set.of("remove"), Set.of());
         add(Kind.WAITS, List.of("java/net/Socket"), Set.of("connect"), Set.of());
         add(Kind.WAITS, List.of("java/net/ServerSocket"), Set.of("accept"), Set.of());
         add(Kind.WAITS, List.of("java/net/DatagramSocket"), Set.of("receive"), Set.of());
-        add(Kind.WAITS, List.of("java/nio/channels/SocketChannel", "java/nio/channels/ServerSocketChannel",
+        add(
+                Kind.WAITS,
+                List.of(
+                        "java/nio/channels/SocketChannel",
+                        "java/nio/channels/ServerSocketChannel",
                         "java/nio/channels/DatagramChannel"),
-                Set.of("accept", "connect", "finishConnect", "read", "write", "receive", "send"), Set.of());
+                Set.of("accept", "connect", "finishConnect", "read", "write", "receive", "send"),
+                Set.of());
         add(Kind.WAITS, List.of("java/nio/channels/Selector"), Set.of("select"), Set.of());
         add(Kind.WAITS, List.of("java/net/http/HttpClient"), Set.of("send"), Set.of());
-        add(Kind.WAITS, List.of("java/net/HttpURLConnection", "javax/net/ssl/HttpsURLConnection"),
-                Set.of("connect", "getInputStream", "getResponseCode"), Set.of());
+        add(
+                Kind.WAITS,
+                List.of("java/net/HttpURLConnection", "javax/net/ssl/HttpsURLConnection"),
+                Set.of("connect", "getInputStream", "getResponseCode"),
+                Set.of());
     }
 
-    private Blocking() {
-    }
+    private Blocking() {}
 
     private static void add(Kind kind, List<String> owners, Set<String> all, Set<String> timed) {
         for (String owner : owners) {

@@ -61,8 +61,12 @@ final class ClassScanner {
 
         @Override
         public boolean equals(Object o) {
-            return o == this || (o instanceof Sig s && s.hash == hash && s.owner.equals(owner) && s.name.equals(name)
-                    && s.desc.equals(desc));
+            return o == this
+                    || (o instanceof Sig s
+                            && s.hash == hash
+                            && s.owner.equals(owner)
+                            && s.name.equals(name)
+                            && s.desc.equals(desc));
         }
 
         @Override
@@ -98,8 +102,14 @@ final class ClassScanner {
      * What the audit keeps of a method; {@code stores} and {@code returns} are its stores into
      * stream-like fields and where what it returns comes from, when it was analyzed ({@link StreamOrigins}).
      */
-    record MethodSummary(Sig sig, int access, List<Call> calls, List<Integer> spinningYields,
-                         List<StreamOrigins.Store> stores, Set<StreamOrigins.Origin> returns, boolean analyzed) {
+    record MethodSummary(
+            Sig sig,
+            int access,
+            List<Call> calls,
+            List<Integer> spinningYields,
+            List<StreamOrigins.Store> stores,
+            Set<StreamOrigins.Origin> returns,
+            boolean analyzed) {
         String owner() {
             return sig.owner();
         }
@@ -118,12 +128,16 @@ final class ClassScanner {
     }
 
     /** What the audit keeps of a class. */
-    record ClassSummary(String name, String superName, List<String> interfaces, String sourceFile,
-                        List<FieldNode> fields, List<MethodSummary> methods, String input) {
-    }
+    record ClassSummary(
+            String name,
+            String superName,
+            List<String> interfaces,
+            String sourceFile,
+            List<FieldNode> fields,
+            List<MethodSummary> methods,
+            String input) {}
 
-    private ClassScanner() {
-    }
+    private ClassScanner() {}
 
     /** Reads a class file; throws IllegalArgumentException (from ASM) for one it cannot parse. */
     static ClassSummary scan(byte[] bytes, String input) {
@@ -133,8 +147,14 @@ final class ClassScanner {
         for (MethodNode m : c.methods) {
             methods.add(method(c.name, m));
         }
-        return new ClassSummary(c.name, c.superName, c.interfaces == null ? List.of() : List.copyOf(c.interfaces),
-                c.sourceFile, c.fields == null ? List.of() : List.copyOf(c.fields), methods, input);
+        return new ClassSummary(
+                c.name,
+                c.superName,
+                c.interfaces == null ? List.of() : List.copyOf(c.interfaces),
+                c.sourceFile,
+                c.fields == null ? List.of() : List.copyOf(c.fields),
+                methods,
+                input);
     }
 
     private static MethodSummary method(String owner, MethodNode m) {
@@ -150,14 +170,24 @@ final class ClassScanner {
             if (insn instanceof LineNumberNode ln) {
                 line = ln.line;
             } else if (insn instanceof MethodInsnNode call) {
-                calls.add(new Call(new Sig(call.owner, call.name, call.desc), line, inMonitor[i], streams.receivers().get(i)));
+                calls.add(new Call(
+                        new Sig(call.owner, call.name, call.desc),
+                        line,
+                        inMonitor[i],
+                        streams.receivers().get(i)));
                 if (call.owner.equals("java/lang/Thread") && call.name.equals("yield") && inLoop(insns, i)) {
                     yields.add(line);
                 }
             }
         }
-        return new MethodSummary(new Sig(owner, m.name, m.desc), m.access, List.copyOf(calls), List.copyOf(yields),
-                streams.stores(), streams.returns(), analyzed);
+        return new MethodSummary(
+                new Sig(owner, m.name, m.desc),
+                m.access,
+                List.copyOf(calls),
+                List.copyOf(yields),
+                streams.stores(),
+                streams.returns(),
+                analyzed);
     }
 
     /** True when a backward jump later in the method goes back to, or before, instruction {@code at}. */
@@ -224,7 +254,9 @@ final class ClassScanner {
             int in = depth[i];
             AbstractInsnNode insn = insns[i];
             int op = insn.getOpcode();
-            int out = op == Opcodes.MONITORENTER ? Math.min(cap, in + 1) : op == Opcodes.MONITOREXIT ? Math.max(0, in - 1) : in;
+            int out = op == Opcodes.MONITORENTER
+                    ? Math.min(cap, in + 1)
+                    : op == Opcodes.MONITOREXIT ? Math.max(0, in - 1) : in;
             for (int h : handlers.get(i)) {
                 flow(depth, work, h, in);
             }

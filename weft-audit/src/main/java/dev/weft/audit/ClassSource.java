@@ -29,8 +29,7 @@ import java.util.zip.ZipInputStream;
 final class ClassSource {
 
     /** One class file. */
-    record ClassFile(String name, byte[] bytes, String input) {
-    }
+    record ClassFile(String name, byte[] bytes, String input) {}
 
     private static final Pattern VERSIONED = Pattern.compile("META-INF/versions/(\\d+)/(.+)");
 
@@ -109,8 +108,9 @@ final class ClassSource {
             }
         }
         if (found == 0) {
-            throw new IllegalArgumentException(folder + ": " + (files.isEmpty() ? "an empty folder" : "a folder with no class files or jars")
-                    + "; give the folder the build writes its classes to (e.g. target/classes, after mvn compile) or a jar");
+            throw new IllegalArgumentException(
+                    folder + ": " + (files.isEmpty() ? "an empty folder" : "a folder with no class files or jars")
+                            + "; give the folder the build writes its classes to (e.g. target/classes, after mvn compile) or a jar");
         }
     }
 
@@ -124,9 +124,13 @@ final class ClassSource {
         try (InputStream in = Files.newInputStream(jar)) {
             read = in.readNBytes(magic, 0, 4);
         }
-        if (read < 4 || magic[0] != 'P' || magic[1] != 'K' || !((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6))) {
-            throw new IllegalArgumentException(jar + ": not a jar (" + (read == 0 ? "the file is empty" : "no zip header")
-                    + "); give a jar built by your build tool, a folder of classes or .class files");
+        if (read < 4
+                || magic[0] != 'P'
+                || magic[1] != 'K'
+                || !((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6))) {
+            throw new IllegalArgumentException(
+                    jar + ": not a jar (" + (read == 0 ? "the file is empty" : "no zip header")
+                            + "); give a jar built by your build tool, a folder of classes or .class files");
         }
         try (ZipFile whole = new ZipFile(jar.toFile())) {
             whole.size(); // opening reads the central directory: a truncated jar fails here
@@ -139,8 +143,9 @@ final class ClassSource {
     }
 
     private static IllegalArgumentException corrupt(String jar, IOException e) {
-        return new IllegalArgumentException(jar + ": a truncated or corrupt jar (" + (e.getMessage() == null
-                ? e.getClass().getSimpleName() : e.getMessage()) + "); build or download it again");
+        return new IllegalArgumentException(jar + ": a truncated or corrupt jar ("
+                + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage())
+                + "); build or download it again");
     }
 
     private void addJar(InputStream raw, String input, boolean nest) throws IOException {
@@ -159,8 +164,15 @@ final class ClassSource {
         }
     }
 
-    private void readEntries(ZipInputStream zip, String input, boolean nest, Map<String, ClassFile> base,
-                             Map<String, Integer> versionOf, List<byte[]> nested, List<String> nestedNames) throws IOException {
+    private void readEntries(
+            ZipInputStream zip,
+            String input,
+            boolean nest,
+            Map<String, ClassFile> base,
+            Map<String, Integer> versionOf,
+            List<byte[]> nested,
+            List<String> nestedNames)
+            throws IOException {
         ZipEntry e;
         while ((e = zip.getNextEntry()) != null) {
             String name = e.getName();

@@ -20,8 +20,17 @@ import java.util.Objects;
  *                   blocking operation, outermost first; empty otherwise
  * @param input      the jar or folder the class came from
  */
-public record Finding(Rule rule, Severity severity, String className, String member, String descriptor,
-                      String sourceFile, int line, String message, List<String> path, String input) {
+public record Finding(
+        Rule rule,
+        Severity severity,
+        String className,
+        String member,
+        String descriptor,
+        String sourceFile,
+        int line,
+        String message,
+        List<String> path,
+        String input) {
 
     /** @throws NullPointerException if a required component is null */
     public Finding {

@@ -17,8 +17,7 @@ import java.util.Set;
  */
 final class Hierarchy {
 
-    private record Supers(String superName, List<String> interfaces) {
-    }
+    private record Supers(String superName, List<String> interfaces) {}
 
     private final Map<String, Supers> types = new HashMap<>();
 
@@ -75,8 +74,11 @@ final class Hierarchy {
     /** The supertypes of {@code name}: audited, else from the running JDK (loaded, not initialized). */
     private Supers supers(String name) {
         Supers s = types.get(name);
-        if (s != null || !(name.startsWith("java/") || name.startsWith("javax/") || name.startsWith("jdk/")
-                || name.startsWith("sun/"))) {
+        if (s != null
+                || !(name.startsWith("java/")
+                        || name.startsWith("javax/")
+                        || name.startsWith("jdk/")
+                        || name.startsWith("sun/"))) {
             return s == JDK_UNKNOWN ? null : s;
         }
         try {
@@ -85,7 +87,11 @@ final class Hierarchy {
             for (Class<?> i : c.getInterfaces()) {
                 interfaces.add(i.getName().replace('.', '/'));
             }
-            s = new Supers(c.getSuperclass() == null ? null : c.getSuperclass().getName().replace('.', '/'), interfaces);
+            s = new Supers(
+                    c.getSuperclass() == null
+                            ? null
+                            : c.getSuperclass().getName().replace('.', '/'),
+                    interfaces);
             jdk.add(name);
         } catch (ClassNotFoundException | LinkageError e) {
             s = JDK_UNKNOWN; // not in this JDK (a newer one's, or a module not present): a leaf

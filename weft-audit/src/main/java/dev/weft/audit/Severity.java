@@ -37,7 +37,8 @@ public enum Severity {
             case "error" -> ERROR;
             case "warning" -> WARNING;
             case "info" -> INFO;
-            default -> throw new IllegalArgumentException("unknown severity \"" + name + "\"; use error, warning or info");
+            default ->
+                throw new IllegalArgumentException("unknown severity \"" + name + "\"; use error, warning or info");
         };
     }
 

@@ -35,7 +35,11 @@ import org.objectweb.asm.tree.FieldNode;
 final class SocketStreams {
 
     /** How sure the audit is that a stream is a socket's. */
-    enum Level { NONE, MAYBE, SOCKET }
+    enum Level {
+        NONE,
+        MAYBE,
+        SOCKET
+    }
 
     /** A verdict and the reason, e.g. {@code Socket.getInputStream() via field Conn.in}. */
     record Verdict(Level level, String because) {
@@ -47,16 +51,38 @@ final class SocketStreams {
     }
 
     /** Stream types whose I/O never waits for a socket: memory and files. */
-    private static final List<String> NOT_SOCKETS = List.of("java/io/ByteArrayInputStream", "java/io/ByteArrayOutputStream",
-            "java/io/StringReader", "java/io/StringWriter", "java/io/CharArrayReader", "java/io/CharArrayWriter",
-            "java/io/StringBufferInputStream", "java/io/FileInputStream", "java/io/FileOutputStream", "java/io/FileReader",
-            "java/io/FileWriter", "java/io/RandomAccessFile");
+    private static final List<String> NOT_SOCKETS = List.of(
+            "java/io/ByteArrayInputStream",
+            "java/io/ByteArrayOutputStream",
+            "java/io/StringReader",
+            "java/io/StringWriter",
+            "java/io/CharArrayReader",
+            "java/io/CharArrayWriter",
+            "java/io/StringBufferInputStream",
+            "java/io/FileInputStream",
+            "java/io/FileOutputStream",
+            "java/io/FileReader",
+            "java/io/FileWriter",
+            "java/io/RandomAccessFile");
     /** The types whose read/write/flush/skip... are stream I/O. */
-    private static final List<String> STREAM_TYPES = List.of("java/io/InputStream", "java/io/OutputStream", "java/io/Reader",
-            "java/io/Writer", "java/io/DataInput", "java/io/DataOutput", "java/io/ObjectInput", "java/io/ObjectOutput");
+    private static final List<String> STREAM_TYPES = List.of(
+            "java/io/InputStream",
+            "java/io/OutputStream",
+            "java/io/Reader",
+            "java/io/Writer",
+            "java/io/DataInput",
+            "java/io/DataOutput",
+            "java/io/ObjectInput",
+            "java/io/ObjectOutput");
     /** Owners whose returned streams are files, resources or pipes. */
-    private static final List<String> NOT_SOCKET_FACTORIES = List.of("java/nio/file/Files", "java/lang/Class",
-            "java/lang/ClassLoader", "java/lang/Process", "java/util/zip/ZipFile", "java/lang/Module");
+    private static final List<String> NOT_SOCKET_FACTORIES = List.of(
+            "java/nio/file/Files",
+            "java/lang/Class",
+            "java/lang/ClassLoader",
+            "java/lang/Process",
+            "java/util/zip/ZipFile",
+            "java/lang/Module");
+
     private static final int MAX_DEPTH = 16;
 
     private final Hierarchy hierarchy;
@@ -77,7 +103,8 @@ final class SocketStreams {
         for (ClassSummary c : classes.values()) {
             for (MethodSummary m : c.methods()) {
                 for (Store s : m.stores()) {
-                    stores.computeIfAbsent(field(s.owner(), s.name()), k -> new ArrayList<>()).add(s);
+                    stores.computeIfAbsent(field(s.owner(), s.name()), k -> new ArrayList<>())
+                            .add(s);
                 }
             }
         }
@@ -123,7 +150,8 @@ final class SocketStreams {
             case Returned r -> returned(r, depth);
             case Loaded l -> loaded(l, depth);
             case Made m -> made(m, depth);
-            case Param p -> new Verdict(Level.MAYBE, p.local() == 0 ? "it is this object or a parameter" : "it is a parameter");
+            case Param p ->
+                new Verdict(Level.MAYBE, p.local() == 0 ? "it is this object or a parameter" : "it is a parameter");
             case Other x -> new Verdict(Level.MAYBE, "the audit cannot tell where it comes from");
         };
     }
@@ -154,12 +182,15 @@ final class SocketStreams {
             Verdict mv = memo.get(m.sig());
             if (mv == null) {
                 memo.put(m.sig(), Verdict.NONE); // a cycle adds nothing
-                mv = m.analyzed() ? of(m.returns(), depth + 1)
-                        : new Verdict(Level.MAYBE, "it is returned by " + shown);
+                mv = m.analyzed() ? of(m.returns(), depth + 1) : new Verdict(Level.MAYBE, "it is returned by " + shown);
                 memo.put(m.sig(), mv);
             }
-            v = v.or(mv.level() == Level.SOCKET && ms.size() == 1 && !mv.because().contains(" via ")
-                    ? new Verdict(Level.SOCKET, mv.because() + " via " + shown) : mv);
+            v = v.or(
+                    mv.level() == Level.SOCKET
+                                    && ms.size() == 1
+                                    && !mv.because().contains(" via ")
+                            ? new Verdict(Level.SOCKET, mv.because() + " via " + shown)
+                            : mv);
         }
         return v;
     }
@@ -173,8 +204,9 @@ final class SocketStreams {
                 case Made m -> m.type();
                 default -> null;
             };
-            if (type != null && (hierarchy.isA(type, "java/nio/channels/SocketChannel")
-                    || hierarchy.isA(type, "java/nio/channels/AsynchronousSocketChannel"))) {
+            if (type != null
+                    && (hierarchy.isA(type, "java/nio/channels/SocketChannel")
+                            || hierarchy.isA(type, "java/nio/channels/AsynchronousSocketChannel"))) {
                 return new Verdict(Level.SOCKET, shown + " of a " + StreamOrigins.simple(type));
             }
             if (type != null && hierarchy.isA(type, "java/nio/channels/FileChannel")) {

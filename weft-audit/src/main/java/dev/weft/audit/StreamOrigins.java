@@ -40,32 +40,25 @@ import org.objectweb.asm.tree.analysis.SourceValue;
 final class StreamOrigins {
 
     /** Where a value comes from. */
-    sealed interface Origin {
-    }
+    sealed interface Origin {}
 
     /** The result of a call; {@code args} (origins per reference argument) only for static calls. */
-    record Returned(Sig call, List<Set<Origin>> args) implements Origin {
-    }
+    record Returned(Sig call, List<Set<Origin>> args) implements Origin {}
 
     /** A field's value. */
-    record Loaded(String owner, String name, String desc) implements Origin {
-    }
+    record Loaded(String owner, String name, String desc) implements Origin {}
 
     /** A new object, with the origins of its constructor's reference arguments. */
-    record Made(String type, List<Set<Origin>> args) implements Origin {
-    }
+    record Made(String type, List<Set<Origin>> args) implements Origin {}
 
     /** A parameter of the method, or {@code this} (index 0 of an instance method). */
-    record Param(int local) implements Origin {
-    }
+    record Param(int local) implements Origin {}
 
     /** Anything else: an array element, a constant, a value the analysis could not follow. */
-    record Other(String what) implements Origin {
-    }
+    record Other(String what) implements Origin {}
 
     /** A store into a field. */
-    record Store(String owner, String name, Set<Origin> value) {
-    }
+    record Store(String owner, String name, Set<Origin> value) {}
 
     /** What one method's analysis found: receivers by call instruction index, stores, returns. */
     record Result(Map<Integer, Set<Origin>> receivers, List<Store> stores, Set<Origin> returns) {
@@ -77,15 +70,58 @@ final class StreamOrigins {
      * OutputStream, Reader, Writer and DataInput/DataOutput. print/println are left out (they
      * are console output far more often than socket output).
      */
-    static final Set<String> IO_NAMES = Set.of("read", "readNBytes", "readAllBytes", "skip", "skipNBytes",
-            "transferTo", "readFully", "skipBytes", "readLine", "readBoolean", "readByte", "readUnsignedByte",
-            "readShort", "readUnsignedShort", "readChar", "readInt", "readLong", "readFloat", "readDouble", "readUTF",
-            "readObject", "write", "flush", "append", "writeBytes", "writeChars", "writeBoolean", "writeByte",
-            "writeShort", "writeChar", "writeInt", "writeLong", "writeFloat", "writeDouble", "writeUTF", "writeObject");
+    static final Set<String> IO_NAMES = Set.of(
+            "read",
+            "readNBytes",
+            "readAllBytes",
+            "skip",
+            "skipNBytes",
+            "transferTo",
+            "readFully",
+            "skipBytes",
+            "readLine",
+            "readBoolean",
+            "readByte",
+            "readUnsignedByte",
+            "readShort",
+            "readUnsignedShort",
+            "readChar",
+            "readInt",
+            "readLong",
+            "readFloat",
+            "readDouble",
+            "readUTF",
+            "readObject",
+            "write",
+            "flush",
+            "append",
+            "writeBytes",
+            "writeChars",
+            "writeBoolean",
+            "writeByte",
+            "writeShort",
+            "writeChar",
+            "writeInt",
+            "writeLong",
+            "writeFloat",
+            "writeDouble",
+            "writeUTF",
+            "writeObject");
 
     /** Type names that may hold a stream or where one comes from (a cheap filter before the analysis). */
-    private static final List<String> STREAMISH = List.of("Stream", "Reader", "Writer", "Socket", "Channel", "Input", "Output",
-            "Connection", "Packet", "Transport", "Sender", "Receiver");
+    private static final List<String> STREAMISH = List.of(
+            "Stream",
+            "Reader",
+            "Writer",
+            "Socket",
+            "Channel",
+            "Input",
+            "Output",
+            "Connection",
+            "Packet",
+            "Transport",
+            "Sender",
+            "Receiver");
 
     private static boolean streamish(String desc) {
         for (String s : STREAMISH) {
@@ -96,8 +132,7 @@ final class StreamOrigins {
         return false;
     }
 
-    private StreamOrigins() {
-    }
+    private StreamOrigins() {}
 
     /** True when the method calls something named like stream I/O, or stores or returns a stream-like type. */
     static boolean worthAnalyzing(MethodNode m) {
@@ -109,8 +144,10 @@ final class StreamOrigins {
             if (insn instanceof MethodInsnNode c && mayBeStreamIo(c)) {
                 return true;
             }
-            if (insn instanceof FieldInsnNode f && (f.getOpcode() == Opcodes.PUTFIELD || f.getOpcode() == Opcodes.PUTSTATIC)
-                    && f.desc.startsWith("L") && streamish(f.desc)) {
+            if (insn instanceof FieldInsnNode f
+                    && (f.getOpcode() == Opcodes.PUTFIELD || f.getOpcode() == Opcodes.PUTSTATIC)
+                    && f.desc.startsWith("L")
+                    && streamish(f.desc)) {
                 return true;
             }
             if (returnsStream && insn.getOpcode() == Opcodes.ARETURN) {
@@ -141,8 +178,13 @@ final class StreamOrigins {
         return JDK_STREAM.computeIfAbsent(c.owner, owner -> {
             try {
                 Class<?> t = Class.forName(owner.replace('/', '.'), false, ClassLoader.getPlatformClassLoader());
-                for (Class<?> s : List.of(java.io.InputStream.class, java.io.OutputStream.class, java.io.Reader.class,
-                        java.io.Writer.class, java.io.DataInput.class, java.io.DataOutput.class)) {
+                for (Class<?> s : List.of(
+                        java.io.InputStream.class,
+                        java.io.OutputStream.class,
+                        java.io.Reader.class,
+                        java.io.Writer.class,
+                        java.io.DataInput.class,
+                        java.io.DataOutput.class)) {
                     if (s.isAssignableFrom(t)) {
                         return true;
                     }
@@ -196,8 +238,10 @@ final class StreamOrigins {
                 if (insn instanceof MethodInsnNode c && mayBeStreamIo(c)) {
                     int args = Type.getArgumentTypes(c.desc).length;
                     receivers.put(i, origins(f.getStack(f.getStackSize() - args - 1), new HashSet<>()));
-                } else if (insn instanceof FieldInsnNode fi && (fi.getOpcode() == Opcodes.PUTFIELD || fi.getOpcode() == Opcodes.PUTSTATIC)
-                        && fi.desc.startsWith("L") && streamish(fi.desc)) {
+                } else if (insn instanceof FieldInsnNode fi
+                        && (fi.getOpcode() == Opcodes.PUTFIELD || fi.getOpcode() == Opcodes.PUTSTATIC)
+                        && fi.desc.startsWith("L")
+                        && streamish(fi.desc)) {
                     stores.add(new Store(fi.owner, fi.name, origins(top(f), new HashSet<>())));
                 } else if (insn.getOpcode() == Opcodes.ARETURN) {
                     returns.addAll(origins(top(f), new HashSet<>()));
@@ -227,7 +271,8 @@ final class StreamOrigins {
             int at = index.get(p);
             Frame<SourceValue> f = frames[at];
             switch (p) {
-                case VarInsnNode load when p.getOpcode() == Opcodes.ALOAD -> {
+                case VarInsnNode load
+                when p.getOpcode() == Opcodes.ALOAD -> {
                     SourceValue local = f.getLocal(load.var);
                     if (local.insns.isEmpty()) {
                         out.add(new Param(load.var)); // never stored in this method: a parameter or this
@@ -236,11 +281,15 @@ final class StreamOrigins {
                     }
                 }
                 case VarInsnNode store when p.getOpcode() == Opcodes.ASTORE -> out.addAll(origins(top(f), seen));
-                case InsnNode copy when p.getOpcode() >= Opcodes.DUP && p.getOpcode() <= Opcodes.SWAP -> out.addAll(origins(top(f), seen));
+                case InsnNode copy
+                when p.getOpcode() >= Opcodes.DUP && p.getOpcode() <= Opcodes.SWAP -> out.addAll(origins(top(f), seen));
                 case TypeInsnNode cast when p.getOpcode() == Opcodes.CHECKCAST -> out.addAll(origins(top(f), seen));
-                case TypeInsnNode made when p.getOpcode() == Opcodes.NEW -> out.add(new Made(made.desc, constructorArgs(p, seen)));
-                case MethodInsnNode call -> out.add(new Returned(new Sig(call.owner, call.name, call.desc),
-                        call.getOpcode() == Opcodes.INVOKESTATIC ? args(f, call.desc, seen) : List.of()));
+                case TypeInsnNode made
+                when p.getOpcode() == Opcodes.NEW -> out.add(new Made(made.desc, constructorArgs(p, seen)));
+                case MethodInsnNode call ->
+                    out.add(new Returned(
+                            new Sig(call.owner, call.name, call.desc),
+                            call.getOpcode() == Opcodes.INVOKESTATIC ? args(f, call.desc, seen) : List.of()));
                 case FieldInsnNode field -> out.add(new Loaded(field.owner, field.name, field.desc));
                 default -> {
                     if (p.getOpcode() != Opcodes.ACONST_NULL) {
@@ -256,7 +305,8 @@ final class StreamOrigins {
             List<Set<Origin>> out = new ArrayList<>();
             int base = f.getStackSize() - types.length;
             for (int k = 0; k < types.length; k++) {
-                if (types[k].getSort() == Type.OBJECT && !types[k].getInternalName().equals("java/lang/String")) {
+                if (types[k].getSort() == Type.OBJECT
+                        && !types[k].getInternalName().equals("java/lang/String")) {
                     out.add(origins(f.getStack(base + k), seen));
                 }
             }
@@ -267,7 +317,9 @@ final class StreamOrigins {
             if (constructors == null) {
                 constructors = new IdentityHashMap<>();
                 for (int i = 0; i < insns.length; i++) {
-                    if (insns[i] instanceof MethodInsnNode c && c.getOpcode() == Opcodes.INVOKESPECIAL && c.name.equals("<init>")
+                    if (insns[i] instanceof MethodInsnNode c
+                            && c.getOpcode() == Opcodes.INVOKESPECIAL
+                            && c.name.equals("<init>")
                             && frames[i] != null) {
                         int args = Type.getArgumentTypes(c.desc).length;
                         AbstractInsnNode n = newOf(frames[i].getStack(frames[i].getStackSize() - args - 1));
@@ -291,7 +343,9 @@ final class StreamOrigins {
                 if (p.getOpcode() == Opcodes.NEW) {
                     return p;
                 }
-                if (p.getOpcode() != Opcodes.DUP && p.getOpcode() != Opcodes.DUP_X1 && p.getOpcode() != Opcodes.DUP_X2) {
+                if (p.getOpcode() != Opcodes.DUP
+                        && p.getOpcode() != Opcodes.DUP_X1
+                        && p.getOpcode() != Opcodes.DUP_X2) {
                     return null;
                 }
                 Frame<SourceValue> f = frames[index.get(p)];

@@ -45,8 +45,7 @@ public final class Suppressions {
     private final String baselineName;
     private final List<Exclusion> exclusions;
 
-    private record Exclusion(String pattern, Pattern regex, String reason) {
-    }
+    private record Exclusion(String pattern, Pattern regex, String reason) {}
 
     private Suppressions(Map<List<String>, String> baseline, String baselineName, List<Exclusion> exclusions) {
         this.baseline = Map.copyOf(baseline);
@@ -72,19 +71,29 @@ public final class Suppressions {
         try {
             root = JSON.readTree(Files.readString(file));
         } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("no baseline file " + file + "; write one with --write-baseline " + file);
+            throw new IllegalArgumentException(
+                    "no baseline file " + file + "; write one with --write-baseline " + file);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalArgumentException(file + " is not JSON (" + e.getOriginalMessage()
                     + "); a baseline is written by --write-baseline FILE");
         }
-        if (root == null || !FORMAT.equals(root.path("format").asText()) || !root.path("findings").isArray()) {
+        if (root == null
+                || !FORMAT.equals(root.path("format").asText())
+                || !root.path("findings").isArray()) {
             throw new IllegalArgumentException(file + " is not a weft audit baseline (no \"format\": \"" + FORMAT
                     + "\" with \"findings\"); write one with --write-baseline FILE");
         }
         Map<List<String>, String> merged = new LinkedHashMap<>(baseline);
         for (JsonNode f : root.get("findings")) {
-            merged.put(key(f.path("rule").asText(), f.path("class").asText(), f.path("member").asText(),
-                    f.path("descriptor").isNull() ? null : f.path("descriptor").asText(null)), f.path("reason").asText(""));
+            merged.put(
+                    key(
+                            f.path("rule").asText(),
+                            f.path("class").asText(),
+                            f.path("member").asText(),
+                            f.path("descriptor").isNull()
+                                    ? null
+                                    : f.path("descriptor").asText(null)),
+                    f.path("reason").asText(""));
         }
         return new Suppressions(merged, file.toString(), exclusions);
     }
@@ -100,14 +109,17 @@ public final class Suppressions {
         Objects.requireNonNull(pattern, "pattern");
         String p = pattern.strip();
         if (p.isEmpty()) {
-            throw new IllegalArgumentException("an exclusion pattern names a class or class.member, e.g. com.acme.Legacy.*");
+            throw new IllegalArgumentException(
+                    "an exclusion pattern names a class or class.member, e.g. com.acme.Legacy.*");
         }
         // '*' matches any run of characters, the rest itself; a class name alone covers its members
-        String regex = java.util.Arrays.stream(p.split("\\*", -1)).map(Pattern::quote)
+        String regex = java.util.Arrays.stream(p.split("\\*", -1))
+                .map(Pattern::quote)
                 .collect(java.util.stream.Collectors.joining(".*"));
         String full = regex + "(\\..*)?";
         List<Exclusion> more = new ArrayList<>(exclusions);
-        more.add(new Exclusion(p, Pattern.compile(full), reason == null || reason.isBlank() ? "excluded by " + p : reason));
+        more.add(new Exclusion(
+                p, Pattern.compile(full), reason == null || reason.isBlank() ? "excluded by " + p : reason));
         return new Suppressions(baseline, baselineName, more);
     }
 
@@ -131,8 +143,15 @@ public final class Suppressions {
                 suppressed.add(new AuditReport.Suppressed(f, why));
             }
         }
-        return new AuditReport(report.inputs(), report.targetJdk(), report.classes(), report.bytes(), report.elapsed(),
-                kept, report.problems(), suppressed);
+        return new AuditReport(
+                report.inputs(),
+                report.targetJdk(),
+                report.classes(),
+                report.bytes(),
+                report.elapsed(),
+                kept,
+                report.problems(),
+                suppressed);
     }
 
     /** Why {@code f} is suppressed, or null when it is not. */
@@ -143,7 +162,8 @@ public final class Suppressions {
         }
         for (Exclusion e : exclusions) {
             if (e.regex().matcher(f.location()).matches()) {
-                return "excluded by " + e.pattern() + (e.reason().equals("excluded by " + e.pattern()) ? "" : ": " + e.reason());
+                return "excluded by " + e.pattern()
+                        + (e.reason().equals("excluded by " + e.pattern()) ? "" : ": " + e.reason());
             }
         }
         return null;

@@ -18,6 +18,7 @@ class AuditReportTest {
 
     @TempDir
     static Path dir;
+
     static Path fixture;
 
     @BeforeAll
@@ -27,23 +28,55 @@ class AuditReportTest {
 
     @Test
     void jsonHasCountsAndFindings() throws Exception {
-        JsonNode json = new ObjectMapper().readTree(Auditor.forTargetJdk(25).audit(List.of(fixture.toString())).toJson());
-        assertEquals(List.of("tool", "version", "target_jdk", "inputs", "classes", "bytes", "seconds", "mb_per_second",
-                "counts", "findings", "suppressed", "problems"), fields(json));
+        JsonNode json = new ObjectMapper()
+                .readTree(Auditor.forTargetJdk(25)
+                        .audit(List.of(fixture.toString()))
+                        .toJson());
+        assertEquals(
+                List.of(
+                        "tool",
+                        "version",
+                        "target_jdk",
+                        "inputs",
+                        "classes",
+                        "bytes",
+                        "seconds",
+                        "mb_per_second",
+                        "counts",
+                        "findings",
+                        "suppressed",
+                        "problems"),
+                fields(json));
         assertEquals(25, json.get("target_jdk").asInt());
         assertEquals(2, json.get("counts").get("error").asInt(), "only the class initializers stay errors on 25");
         assertEquals(14, json.get("findings").size(), "one per hazard marked in the fixtures");
         JsonNode first = json.get("findings").get(0);
-        assertEquals(List.of("rule", "severity", "class", "member", "descriptor", "source_file", "line", "message", "path",
-                "input"), fields(first));
+        assertEquals(
+                List.of(
+                        "rule",
+                        "severity",
+                        "class",
+                        "member",
+                        "descriptor",
+                        "source_file",
+                        "line",
+                        "message",
+                        "path",
+                        "input"),
+                fields(first));
         assertEquals("error", first.get("severity").asText());
     }
 
     @Test
     void writesValidSarif210() throws Exception {
-        JsonNode log = new ObjectMapper().readTree(Auditor.forTargetJdk(21).audit(List.of(fixture.toString())).toSarif());
+        JsonNode log = new ObjectMapper()
+                .readTree(Auditor.forTargetJdk(21)
+                        .audit(List.of(fixture.toString()))
+                        .toSarif());
         assertEquals("2.1.0", log.get("version").asText());
-        assertEquals("https://json.schemastore.org/sarif-2.1.0.json", log.get("$schema").asText());
+        assertEquals(
+                "https://json.schemastore.org/sarif-2.1.0.json",
+                log.get("$schema").asText());
         assertEquals(1, log.get("runs").size());
         JsonNode run = log.get("runs").get(0);
         JsonNode driver = run.get("tool").get("driver");
@@ -61,7 +94,8 @@ class AuditReportTest {
         Set<String> levels = Set.of("error", "warning", "note");
         for (JsonNode result : results) {
             String id = result.get("ruleId").asText();
-            assertEquals(id, rules.get(result.get("ruleIndex").asInt()).get("id").asText(), "ruleIndex points at ruleId");
+            assertEquals(
+                    id, rules.get(result.get("ruleIndex").asInt()).get("id").asText(), "ruleIndex points at ruleId");
             assertTrue(levels.contains(result.get("level").asText()));
             assertTrue(result.get("message").get("text").asText().startsWith("dev.weft.audit.fixture."));
             JsonNode physical = result.get("locations").get(0).get("physicalLocation");
@@ -70,11 +104,18 @@ class AuditReportTest {
             if (physical.has("region")) {
                 assertTrue(physical.get("region").get("startLine").asInt() > 0);
             }
-            assertTrue(result.get("locations").get(0).get("logicalLocations").get(0).get("fullyQualifiedName").asText()
+            assertTrue(result.get("locations")
+                    .get(0)
+                    .get("logicalLocations")
+                    .get(0)
+                    .get("fullyQualifiedName")
+                    .asText()
                     .startsWith("dev.weft.audit.fixture."));
         }
         JsonNode sync = results.findParents("ruleId").stream()
-                .filter(r -> r.get("ruleId").asText().equals("synchronized-blocking")).findFirst().orElseThrow();
+                .filter(r -> r.get("ruleId").asText().equals("synchronized-blocking"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("error", sync.get("level").asText(), "an error when the target is JDK 21");
     }
 

@@ -45,8 +45,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DriverPinsDatabaseTest {
 
     /** One driver: its jar, which database, whether it is the old (pinning) or a newer version. */
-    record Driver(String name, String version, String jar, String urlProperty, boolean old) {
-    }
+    record Driver(String name, String version, String jar, String urlProperty, boolean old) {}
 
     private static final List<Driver> DRIVERS = List.of(
             new Driver("pgjdbc", "42.5.0", "postgresql-42.5.0.jar", "weft.pg.url", true),
@@ -82,7 +81,8 @@ class DriverPinsDatabaseTest {
     @AfterAll
     static void table() throws Exception {
         List<String> lines = new ArrayList<>();
-        lines.add("| driver | version | pins | pinned sites | reported | missed | extra findings (errors + warnings) | audit errors |");
+        lines.add(
+                "| driver | version | pins | pinned sites | reported | missed | extra findings (errors + warnings) | audit errors |");
         lines.add("|---|---|---|---|---|---|---|---|");
         lines.addAll(TABLE);
         String text = String.join("\n", lines) + "\n";
@@ -93,8 +93,9 @@ class DriverPinsDatabaseTest {
     private static String setting(String name) {
         String v = System.getProperty(name);
         if (v == null || v.isBlank()) {
-            throw new IllegalStateException("-D" + name + " is not set: run ./weft test --tier database (build/test/database.sh"
-                    + " starts the databases, fetches JDK 21 and copies the drivers)");
+            throw new IllegalStateException(
+                    "-D" + name + " is not set: run ./weft test --tier database (build/test/database.sh"
+                            + " starts the databases, fetches JDK 21 and copies the drivers)");
         }
         return v;
     }
@@ -106,7 +107,8 @@ class DriverPinsDatabaseTest {
 
         Map<String, ClassSummary> classes = classes(jar);
         List<RecordedEvent> pins = RecordingFile.readAllEvents(recording).stream()
-                .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned")).toList();
+                .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned"))
+                .toList();
         Map<String, List<String>> sites = new TreeMap<>(); // site -> an example stack
         int withoutDriverMonitor = 0;
         for (RecordedEvent e : pins) {
@@ -115,8 +117,13 @@ class DriverPinsDatabaseTest {
                 withoutDriverMonitor++;
             }
             for (String site : held) {
-                sites.putIfAbsent(site, e.getStackTrace().getFrames().stream().limit(40)
-                        .map(f -> f.getMethod().getType().getName() + "." + f.getMethod().getName() + ":" + f.getLineNumber()).toList());
+                sites.putIfAbsent(
+                        site,
+                        e.getStackTrace().getFrames().stream()
+                                .limit(40)
+                                .map(f -> f.getMethod().getType().getName() + "."
+                                        + f.getMethod().getName() + ":" + f.getLineNumber())
+                                .toList());
             }
         }
 
@@ -137,12 +144,23 @@ class DriverPinsDatabaseTest {
         Set<String> missed = new TreeSet<>(sites.keySet());
         missed.removeAll(reported);
         int errors = report.counts().get(Severity.ERROR);
-        TABLE.add(String.format(Locale.ROOT, "| %s | %s | %d | %d | %d | %d | %d | %d |", d.name(), d.version(), pins.size(),
-                sites.size(), reported.size(), missed.size(), extra.size(), errors));
+        TABLE.add(String.format(
+                Locale.ROOT,
+                "| %s | %s | %d | %d | %d | %d | %d | %d |",
+                d.name(),
+                d.version(),
+                pins.size(),
+                sites.size(),
+                reported.size(),
+                missed.size(),
+                extra.size(),
+                errors));
         StringBuilder detail = new StringBuilder(d.name() + " " + d.version() + ": " + pins.size() + " pins, "
                 + withoutDriverMonitor + " of them with no monitor of the driver's held\n");
         for (String site : sites.keySet()) {
-            detail.append(reported.contains(site) ? "reported " : "missed ").append(site).append('\n');
+            detail.append(reported.contains(site) ? "reported " : "missed ")
+                    .append(site)
+                    .append('\n');
         }
         for (String m : missed) {
             detail.append("missed ").append(m).append('\n');
@@ -151,7 +169,9 @@ class DriverPinsDatabaseTest {
         System.out.print(detail);
 
         if (d.old()) {
-            assertTrue(!sites.isEmpty(), d + ": the workload pinned at no site of the driver's; nothing to compare\n" + detail);
+            assertTrue(
+                    !sites.isEmpty(),
+                    d + ": the workload pinned at no site of the driver's; nothing to compare\n" + detail);
             assertEquals(Set.of(), missed, d + ": every site the runtime pins on is reported\n" + detail);
         } else {
             assertEquals(0, pins.size(), d + ": a newer driver pins nowhere in the same workload\n" + detail);
@@ -161,15 +181,31 @@ class DriverPinsDatabaseTest {
     /** Runs the workload in a JVM of JDK 21 with the driver on its classpath, recording pins to {@code recording}. */
     private static void run(Path driver, String url, Path recording) throws Exception {
         String java = Path.of(setting("weft.jdk21.home"), "bin", "java").toString();
-        Path workload = Path.of(DriverWorkload.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path workload = Path.of(DriverWorkload.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path log = dir.resolve(driver.getFileName() + ".log");
-        Process p = new ProcessBuilder(java, "-cp", workload + File.pathSeparator + driver, DriverWorkload.class.getName(),
-                url, recording.toString(), "4", "5").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process p = new ProcessBuilder(
+                        java,
+                        "-cp",
+                        workload + File.pathSeparator + driver,
+                        DriverWorkload.class.getName(),
+                        url,
+                        recording.toString(),
+                        "4",
+                        "5")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
             p.destroyForcibly().waitFor();
-            throw new AssertionError("the workload on " + driver.getFileName() + " did not end in 180 s:\n" + Files.readString(log));
+            throw new AssertionError(
+                    "the workload on " + driver.getFileName() + " did not end in 180 s:\n" + Files.readString(log));
         }
-        assertEquals(0, p.exitValue(), "the workload on " + driver.getFileName() + " failed:\n" + Files.readString(log));
+        assertEquals(
+                0, p.exitValue(), "the workload on " + driver.getFileName() + " failed:\n" + Files.readString(log));
     }
 
     /** The driver's classes as the audit's scanner reads them, by internal name. */
@@ -198,7 +234,8 @@ class DriverPinsDatabaseTest {
                 continue;
             }
             for (MethodSummary m : c.methods()) {
-                if (!m.name().equals(f.getMethod().getName()) || !m.desc().equals(f.getMethod().getDescriptor())) {
+                if (!m.name().equals(f.getMethod().getName())
+                        || !m.desc().equals(f.getMethod().getDescriptor())) {
                     continue;
                 }
                 boolean holds = (m.access() & org.objectweb.asm.Opcodes.ACC_SYNCHRONIZED) != 0;

@@ -34,22 +34,26 @@ public final class Fixtures {
     public static final String PACKAGE = "dev/weft/audit/fixture/";
     static final Path SOURCES = Path.of("src/test/java/dev/weft/audit/fixture");
 
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     /** The fixture classes by jar entry name. */
     public static Map<String, byte[]> classes() throws IOException {
         Map<String, byte[]> classes = new TreeMap<>();
         Path location;
         try {
-            location = Path.of(BlockingInit.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            location = Path.of(BlockingInit.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
         } catch (URISyntaxException e) {
             throw new IOException(e);
         }
         // target/test-classes here; this module's test jar in weft-cli's tests
         try (FileSystem jar = Files.isDirectory(location) ? null : FileSystems.newFileSystem(location);
-             Stream<Path> files = Files.list(jar == null ? location.resolve(PACKAGE) : jar.getPath(PACKAGE))) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".class")).sorted().toList()) {
+                Stream<Path> files = Files.list(jar == null ? location.resolve(PACKAGE) : jar.getPath(PACKAGE))) {
+            for (Path f :
+                    files.filter(p -> p.toString().endsWith(".class")).sorted().toList()) {
                 classes.put(PACKAGE + f.getFileName(), Files.readAllBytes(f));
             }
         }
@@ -59,7 +63,8 @@ public final class Fixtures {
 
     /** Writes a jar of {@code entries} to {@code jar}. */
     public static Path jar(Path jar, Map<String, byte[]> entries) throws IOException {
-        try (OutputStream out = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(out)) {
+        try (OutputStream out = Files.newOutputStream(jar);
+                JarOutputStream j = new JarOutputStream(out)) {
             for (var e : entries.entrySet()) {
                 j.putNextEntry(new JarEntry(e.getKey()));
                 j.write(e.getValue());
@@ -81,22 +86,33 @@ public final class Fixtures {
      */
     static byte[] upcallUser() {
         ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_MAXS);
-        cw.visit(Opcodes.V21, ACC_PUBLIC | ACC_FINAL | Opcodes.ACC_SUPER, PACKAGE + "UpcallUser", null, "java/lang/Object", null);
+        cw.visit(
+                Opcodes.V21,
+                ACC_PUBLIC | ACC_FINAL | Opcodes.ACC_SUPER,
+                PACKAGE + "UpcallUser",
+                null,
+                "java/lang/Object",
+                null);
         cw.visitSource("UpcallUser.java", null);
         MethodVisitor m = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "stub", "()Ljava/lang/Object;", null, null);
         m.visitCode();
         org.objectweb.asm.Label line = new org.objectweb.asm.Label();
         m.visitLabel(line);
         m.visitLineNumber(7, line);
-        m.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/foreign/Linker", "nativeLinker", "()Ljava/lang/foreign/Linker;", true);
+        m.visitMethodInsn(
+                Opcodes.INVOKESTATIC, "java/lang/foreign/Linker", "nativeLinker", "()Ljava/lang/foreign/Linker;", true);
         m.visitInsn(Opcodes.ACONST_NULL);
         m.visitInsn(Opcodes.ACONST_NULL);
         m.visitInsn(Opcodes.ACONST_NULL);
         m.visitInsn(Opcodes.ICONST_0);
         m.visitTypeInsn(Opcodes.ANEWARRAY, "java/lang/foreign/Linker$Option");
-        m.visitMethodInsn(Opcodes.INVOKEINTERFACE, "java/lang/foreign/Linker", "upcallStub",
+        m.visitMethodInsn(
+                Opcodes.INVOKEINTERFACE,
+                "java/lang/foreign/Linker",
+                "upcallStub",
                 "(Ljava/lang/invoke/MethodHandle;Ljava/lang/foreign/FunctionDescriptor;Ljava/lang/foreign/Arena;"
-                        + "[Ljava/lang/foreign/Linker$Option;)Ljava/lang/foreign/MemorySegment;", true);
+                        + "[Ljava/lang/foreign/Linker$Option;)Ljava/lang/foreign/MemorySegment;",
+                true);
         m.visitInsn(Opcodes.ARETURN);
         m.visitMaxs(0, 0);
         m.visitEnd();
@@ -105,8 +121,7 @@ public final class Fixtures {
     }
 
     /** A hazard marked in a fixture source: {@code // HAZARD <rule>} on {@code line} of {@code file}. */
-    record Marked(String rule, String simpleClass, int line) {
-    }
+    record Marked(String rule, String simpleClass, int line) {}
 
     /** Every {@code // HAZARD} marker in the fixture sources, plus the generated upcall. */
     static List<Marked> markers() throws IOException {
@@ -118,8 +133,12 @@ public final class Fixtures {
                     int at = lines.get(i).indexOf("// HAZARD ");
                     if (at >= 0) {
                         String name = f.getFileName().toString();
-                        marked.add(new Marked(lines.get(i).substring(at + "// HAZARD ".length()).strip(),
-                                name.substring(0, name.length() - ".java".length()), i + 1));
+                        marked.add(new Marked(
+                                lines.get(i)
+                                        .substring(at + "// HAZARD ".length())
+                                        .strip(),
+                                name.substring(0, name.length() - ".java".length()),
+                                i + 1));
                     }
                 }
             }

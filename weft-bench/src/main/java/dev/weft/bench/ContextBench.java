@@ -83,11 +83,12 @@ public class ContextBench {
     public Integer readWithinBody() {
         ContextKey<Integer> k = all[0];
         return snapshot.call(() -> {
-            int sum = 0;
-            for (int i = 0; i < 16; i++) {
-                sum += k.get();
-            }
-            return sum;
-        }) / 16;
+                    int sum = 0;
+                    for (int i = 0; i < 16; i++) {
+                        sum += k.get();
+                    }
+                    return sum;
+                })
+                / 16;
     }
 }

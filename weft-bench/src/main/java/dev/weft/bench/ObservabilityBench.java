@@ -75,18 +75,23 @@ public class ObservabilityBench {
         bound = s;
         otel = io.opentelemetry.context.Context.root();
         switch (integration) {
-            case "plain" -> { }
+            case "plain" -> {}
             case "mdc0" -> installed.add(WeftMdc.mirror(ContextKey.of("not-bound")));
             case "mdc1" -> installed.add(WeftMdc.mirror(keys[0]));
             case "mdc5" -> installed.add(WeftMdc.mirror(keys));
             case "otelIdle" -> installed.add(WeftOtel.install());
             case "otel" -> {
                 installed.add(WeftOtel.install());
-                otel = Span.wrap(SpanContext.create("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331",
-                        TraceFlags.getSampled(), TraceState.getDefault())).storeInContext(otel);
+                otel = Span.wrap(SpanContext.create(
+                                "0af7651916cd43dd8448eb211c80319c",
+                                "b7ad6b7169203331",
+                                TraceFlags.getSampled(),
+                                TraceState.getDefault()))
+                        .storeInContext(otel);
             }
-            default -> throw new IllegalArgumentException("unknown integration " + integration + "; one of "
-                    + Arrays.toString(new String[] {"plain", "mdc0", "mdc1", "mdc5", "otelIdle", "otel"}));
+            default ->
+                throw new IllegalArgumentException("unknown integration " + integration + "; one of "
+                        + Arrays.toString(new String[] {"plain", "mdc0", "mdc1", "mdc5", "otelIdle", "otel"}));
         }
     }
 

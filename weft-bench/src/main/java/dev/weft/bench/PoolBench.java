@@ -70,8 +70,12 @@ public class PoolBench {
         public void open(BenchmarkParams params) throws SQLException {
             int size = params.getBenchmark().endsWith("virtualThreads") ? 50 : 4;
             ds = switch (pool) {
-                case "weft" -> WeftDataSource.builder("bench", new StubDataSource()).maxSize(size).minIdle(size)
-                        .maxWait(Duration.ofSeconds(30)).build();
+                case "weft" ->
+                    WeftDataSource.builder("bench", new StubDataSource())
+                            .maxSize(size)
+                            .minIdle(size)
+                            .maxWait(Duration.ofSeconds(30))
+                            .build();
                 case "hikaricp" -> {
                     HikariConfig c = new HikariConfig();
                     c.setDataSource(new StubDataSource());
@@ -82,9 +86,12 @@ public class PoolBench {
                 }
                 case "agroal" -> {
                     AgroalDataSourceConfigurationSupplier c = new AgroalDataSourceConfigurationSupplier()
-                            .connectionPoolConfiguration(cp -> cp.maxSize(size).minSize(size).initialSize(size)
+                            .connectionPoolConfiguration(cp -> cp.maxSize(size)
+                                    .minSize(size)
+                                    .initialSize(size)
                                     .acquisitionTimeout(Duration.ofSeconds(30))
-                                    .connectionFactoryConfiguration(cf -> cf.connectionProviderClass(StubDataSource.class)));
+                                    .connectionFactoryConfiguration(
+                                            cf -> cf.connectionProviderClass(StubDataSource.class)));
                     yield AgroalDataSource.from(c);
                 }
                 default -> throw new IllegalArgumentException("no pool " + pool + "; one of weft, hikaricp, agroal");

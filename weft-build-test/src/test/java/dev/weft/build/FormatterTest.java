@@ -33,8 +33,10 @@ class FormatterTest {
 
     /** The Java exclusions of the spotless-maven-plugin in the parent POM, relative to a module. */
     private static List<String> javaExcludes() throws Exception {
-        Element pom = DocumentBuilderFactory.newInstance().newDocumentBuilder()
-                .parse(ROOT.resolve("pom.xml").toFile()).getDocumentElement();
+        Element pom = DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(ROOT.resolve("pom.xml").toFile())
+                .getDocumentElement();
         NodeList plugins = pom.getElementsByTagName("plugin");
         for (int i = 0; i < plugins.getLength(); i++) {
             Element plugin = (Element) plugins.item(i);
@@ -56,9 +58,12 @@ class FormatterTest {
     private static List<Path[]> javaSources() throws IOException {
         List<Path[]> out = new ArrayList<>();
         try (Stream<Path> modules = Files.list(ROOT)) {
-            for (Path module : modules.filter(m -> Files.isRegularFile(m.resolve("pom.xml")) && Files.isDirectory(m.resolve("src"))).toList()) {
+            for (Path module : modules.filter(
+                            m -> Files.isRegularFile(m.resolve("pom.xml")) && Files.isDirectory(m.resolve("src")))
+                    .toList()) {
                 try (Stream<Path> walk = Files.walk(module.resolve("src"))) {
-                    walk.filter(p -> p.toString().endsWith(".java")).forEach(p -> out.add(new Path[] {module, module.relativize(p)}));
+                    walk.filter(p -> p.toString().endsWith(".java"))
+                            .forEach(p -> out.add(new Path[] {module, module.relativize(p)}));
                 }
             }
         }
@@ -77,7 +82,9 @@ class FormatterTest {
     void everyGeneratedSourceIsExcludedAndEveryExclusionNamesOne() throws Exception {
         List<String> excludes = javaExcludes();
         assertFalse(excludes.isEmpty(), "the generated JDBC wrappers are excluded");
-        List<PathMatcher> matchers = excludes.stream().map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g)).toList();
+        List<PathMatcher> matchers = excludes.stream()
+                .map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g))
+                .toList();
         Set<String> notExcluded = new TreeSet<>();
         Set<String> unused = new TreeSet<>(excludes);
         int generatedFiles = 0;
@@ -90,15 +97,23 @@ class FormatterTest {
                 if (matchers.get(i).matches(source[1])) {
                     excluded = true;
                     unused.remove(excludes.get(i));
-                    assertTrue(isGenerated, ROOT.relativize(file) + " is excluded from the formatter but is not generated (" + excludes.get(i) + ")");
+                    assertTrue(
+                            isGenerated,
+                            ROOT.relativize(file) + " is excluded from the formatter but is not generated ("
+                                    + excludes.get(i) + ")");
                 }
             }
             if (isGenerated && !excluded) {
                 notExcluded.add(ROOT.relativize(file).toString());
             }
         }
-        assertTrue(generatedFiles > 0, "the generated JDBC wrappers were found (first lines start with " + GENERATED + ")");
-        assertEquals(Set.of(), notExcluded, "generated sources the formatter would change: add them to the spotless <excludes> in pom.xml");
+        assertTrue(
+                generatedFiles > 0,
+                "the generated JDBC wrappers were found (first lines start with " + GENERATED + ")");
+        assertEquals(
+                Set.of(),
+                notExcluded,
+                "generated sources the formatter would change: add them to the spotless <excludes> in pom.xml");
         assertEquals(Set.of(), unused, "exclusions in pom.xml's spotless configuration that match no file");
     }
 }

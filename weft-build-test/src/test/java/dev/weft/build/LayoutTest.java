@@ -29,7 +29,10 @@ class LayoutTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
 
     private static Element pom(Path file) throws Exception {
-        return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(file.toFile()).getDocumentElement();
+        return DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(file.toFile())
+                .getDocumentElement();
     }
 
     /** The direct children of {@code e} named {@code name}. */
@@ -59,7 +62,8 @@ class LayoutTest {
 
     private static List<String> modules() throws Exception {
         return children(child(pom(ROOT.resolve("pom.xml")), "modules"), "module").stream()
-                .map(m -> m.getTextContent().strip()).toList();
+                .map(m -> m.getTextContent().strip())
+                .toList();
     }
 
     /** Reactor modules with sources that do not declare themselves internal (lab, bench, test harnesses). */
@@ -83,13 +87,31 @@ class LayoutTest {
             assertEquals("${project.version}", text(d, "version"), text(d, "artifactId"));
             pinned.add(text(d, "artifactId"));
         }
-        assertEquals(libraryModules(), pinned, "weft-bom/pom.xml must list every library module (one <dependency> each)"
-                + " and nothing else; a module that is not a library sets <weft.internal>true</weft.internal>");
-        assertTrue(pinned.containsAll(Set.of("weft-core", "weft-clj", "weft-async", "weft-ring", "weft-kotlin", "weft-junit",
-                "weft-audit", "weft-cli", "weft-concurrency-limits")), pinned.toString());
-        assertFalse(pinned.contains("weft-lab") || pinned.contains("weft-bench"), "the lab and the benchmarks are not libraries");
-        assertNull(child(bom, "parent"), "the BOM has no parent: weft-parent's third-party versions must not come with an import");
-        assertEquals(text(pom(ROOT.resolve("pom.xml")), "version"), text(bom, "version"), "weft-bom's version is weft's");
+        assertEquals(
+                libraryModules(),
+                pinned,
+                "weft-bom/pom.xml must list every library module (one <dependency> each)"
+                        + " and nothing else; a module that is not a library sets <weft.internal>true</weft.internal>");
+        assertTrue(
+                pinned.containsAll(Set.of(
+                        "weft-core",
+                        "weft-clj",
+                        "weft-async",
+                        "weft-ring",
+                        "weft-kotlin",
+                        "weft-junit",
+                        "weft-audit",
+                        "weft-cli",
+                        "weft-concurrency-limits")),
+                pinned.toString());
+        assertFalse(
+                pinned.contains("weft-lab") || pinned.contains("weft-bench"),
+                "the lab and the benchmarks are not libraries");
+        assertNull(
+                child(bom, "parent"),
+                "the BOM has no parent: weft-parent's third-party versions must not come with an import");
+        assertEquals(
+                text(pom(ROOT.resolve("pom.xml")), "version"), text(bom, "version"), "weft-bom's version is weft's");
         assertTrue(modules().contains("weft-bom"), "weft-bom is built with the reactor");
     }
 
@@ -102,7 +124,8 @@ class LayoutTest {
             assertTrue(text(p, "scm", "url").startsWith("https://"), "scm url");
             assertTrue(text(p, "scm", "connection").startsWith("scm:git:"), "scm connection");
         }
-        assertEquals("false", parent.getAttribute("child.project.url.inherit.append.path"), "modules share the project URL");
+        assertEquals(
+                "false", parent.getAttribute("child.project.url.inherit.append.path"), "modules share the project URL");
         for (String m : libraryModules()) {
             Element p = pom(ROOT.resolve(m).resolve("pom.xml"));
             assertEquals(m, text(p, "name"), m + ": <name>");
@@ -126,8 +149,10 @@ class LayoutTest {
 
     @Test
     void weftCljDependsOnWeftCoreAndClojureOnly() throws Exception {
-        // weft-diagnostics: weft.pin's monitor and checks, and weft.thread's scheduler snapshot; weft-pool: weft.pool (0602)
-        assertEquals(Set.of("dev.weft:weft-core", "dev.weft:weft-diagnostics", "dev.weft:weft-pool", "org.clojure:clojure"),
+        // weft-diagnostics: weft.pin's monitor and checks, and weft.thread's scheduler snapshot; weft-pool: weft.pool
+        // (0602)
+        assertEquals(
+                Set.of("dev.weft:weft-core", "dev.weft:weft-diagnostics", "dev.weft:weft-pool", "org.clojure:clojure"),
                 runtimeDependencies("weft-clj"),
                 "weft-clj's users must not get core.async (it is weft-async's)");
     }
@@ -160,36 +185,49 @@ class LayoutTest {
                 rows.append(line, 0, line.indexOf('|', 1)).append('\n');
             }
         }
-        assertEquals(expected, artifacts(rows), "the Modules table names weft-bom and every library module, one row"
-                + " each, and nothing else");
+        assertEquals(
+                expected,
+                artifacts(rows),
+                "the Modules table names weft-bom and every library module, one row" + " each, and nothing else");
         StringBuilder code = new StringBuilder();
         Matcher block = Pattern.compile("(?s)```[a-z]*\n(.*?)```").matcher(section(readme, "Install"));
         while (block.find()) {
             code.append(block.group(1));
         }
-        assertEquals(expected, artifacts(code), "the Install section's snippets (Maven, Gradle, deps.edn, Leiningen) name"
-                + " weft-bom and every library module, and nothing else");
+        assertEquals(
+                expected,
+                artifacts(code),
+                "the Install section's snippets (Maven, Gradle, deps.edn, Leiningen) name"
+                        + " weft-bom and every library module, and nothing else");
         String version = text(pom(ROOT.resolve("pom.xml")), "version");
         // weft's own coordinates carry weft's version (./weft version sets them); the POM's other
         // versions (modelVersion, JUnit, the plugins a Maven 3.8 needs) are third-party and stay.
         Matcher v = Pattern.compile("(?s)<artifactId>weft-[a-z-]+</artifactId>\\s*<version>([^<]+)</version>"
-                + "|dev\\.weft/weft-[a-z-]+\\s+(?:\\{:mvn/version\\s+)?\"([^\"]+)\""
-                + "|dev\\.weft:weft-[a-z-]+:([^\"]+)\"").matcher(code);
+                        + "|dev\\.weft/weft-[a-z-]+\\s+(?:\\{:mvn/version\\s+)?\"([^\"]+)\""
+                        + "|dev\\.weft:weft-[a-z-]+:([^\"]+)\"")
+                .matcher(code);
         int versions = 0;
         while (v.find()) {
             String found = v.group(1) != null ? v.group(1) : v.group(2) != null ? v.group(2) : v.group(3);
-            assertEquals(version, found, "a version of weft's coordinates in the Install snippets (./weft version sets them)");
+            assertEquals(
+                    version,
+                    found,
+                    "a version of weft's coordinates in the Install snippets (./weft version sets them)");
             versions++;
         }
-        assertTrue(versions >= 3, "the Install snippets give weft's version in Maven, deps.edn and Leiningen; found " + versions);
+        assertTrue(
+                versions >= 3,
+                "the Install snippets give weft's version in Maven, deps.edn and Leiningen; found " + versions);
     }
 
     @Test
     void weftCoreHasNoRuntimeDependencyAndTheBlockingMarksAreCompileOnly() throws Exception {
         assertEquals(Set.of(), runtimeDependencies("weft-core"), "weft-core has no third-party dependency");
         for (String m : libraryModules()) {
-            assertFalse(runtimeDependencies(m).contains("org.jetbrains:annotations"),
-                    m + ": org.jetbrains:annotations (CLASS retention) is provided scope, never a user's runtime dependency");
+            assertFalse(
+                    runtimeDependencies(m).contains("org.jetbrains:annotations"),
+                    m
+                            + ": org.jetbrains:annotations (CLASS retention) is provided scope, never a user's runtime dependency");
         }
     }
 }

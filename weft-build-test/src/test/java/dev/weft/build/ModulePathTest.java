@@ -49,11 +49,20 @@ class ModulePathTest {
     private static final Map<String, Map.Entry<String, Set<String>>> API = new LinkedHashMap<>();
 
     static {
-        API.put("weft-core", Map.entry("dev.weft.core",
-                Set.of("dev.weft.context", "dev.weft.jfr", "dev.weft.limit", "dev.weft.scope", "dev.weft.thread")));
+        API.put(
+                "weft-core",
+                Map.entry(
+                        "dev.weft.core",
+                        Set.of(
+                                "dev.weft.context",
+                                "dev.weft.jfr",
+                                "dev.weft.limit",
+                                "dev.weft.scope",
+                                "dev.weft.thread")));
         API.put("weft-pool", Map.entry("dev.weft.pool", Set.of("dev.weft.pool")));
-        API.put("weft-diagnostics", Map.entry("dev.weft.diagnostics",
-                Set.of("dev.weft.pin", "dev.weft.recording", "dev.weft.scheduler")));
+        API.put(
+                "weft-diagnostics",
+                Map.entry("dev.weft.diagnostics", Set.of("dev.weft.pin", "dev.weft.recording", "dev.weft.scheduler")));
         API.put("weft-jdbc", Map.entry("dev.weft.jdbc", Set.of("dev.weft.jdbc")));
         API.put("weft-junit", Map.entry("dev.weft.junit", Set.of("dev.weft.junit")));
         API.put("weft-audit", Map.entry("dev.weft.audit", Set.of("dev.weft.audit")));
@@ -65,7 +74,7 @@ class ModulePathTest {
         for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             Path p = Path.of(entry);
             if (!Files.exists(p) || (Files.isDirectory(p) && !Files.exists(p.resolve("module-info.class")))) {
-                continue;   // a directory without a descriptor would be read as a directory of modules
+                continue; // a directory without a descriptor would be read as a directory of modules
             }
             try {
                 for (ModuleReference m : ModuleFinder.of(p).findAll()) {
@@ -83,8 +92,10 @@ class ModulePathTest {
     private static ModuleReference module(Map<String, ModuleReference> modules, String artifact) {
         String name = API.get(artifact).getKey();
         ModuleReference m = modules.get(name);
-        assertNotNull(m, artifact + " has no module descriptor (module-info.class) named " + name
-                + " on weft-build-test's class path; explicit modules found: " + modules.keySet());
+        assertNotNull(
+                m,
+                artifact + " has no module descriptor (module-info.class) named " + name
+                        + " on weft-build-test's class path; explicit modules found: " + modules.keySet());
         return m;
     }
 
@@ -94,7 +105,8 @@ class ModulePathTest {
         Matcher module = Pattern.compile("<module>([^<]+)</module>").matcher(Files.readString(ROOT.resolve("pom.xml")));
         while (module.find()) {
             Path pom = ROOT.resolve(module.group(1)).resolve("pom.xml");
-            Matcher name = Pattern.compile("<weft.module.name>([^<]+)</weft.module.name>").matcher(Files.readString(pom));
+            Matcher name = Pattern.compile("<weft.module.name>([^<]+)</weft.module.name>")
+                    .matcher(Files.readString(pom));
             if (name.find()) {
                 names.add(name.group(1));
             }
@@ -109,30 +121,39 @@ class ModulePathTest {
         for (String artifact : API.keySet()) {
             ModuleDescriptor d = module(modules, artifact).descriptor();
             String pom = Files.readString(ROOT.resolve(artifact).resolve("pom.xml"));
-            assertTrue(pom.contains("<weft.module.name>" + d.name() + "</weft.module.name>"),
+            assertTrue(
+                    pom.contains("<weft.module.name>" + d.name() + "</weft.module.name>"),
                     artifact + ": its descriptor's name " + d.name() + " must be its <weft.module.name>, the"
                             + " Automatic-Module-Name users' requires name");
             Set<String> api = new TreeSet<>();
             for (Exports e : d.exports()) {
                 if (e.isQualified()) {
-                    assertTrue(e.source().endsWith(".internal"), d.name() + " exports " + e.source()
-                            + " to some modules: only a dev.weft...internal package is exported that way");
-                    assertTrue(weftModules.containsAll(e.targets()), d.name() + " exports " + e.source() + " to "
-                            + e.targets() + ": each must be a weft module's name (" + weftModules + ")");
+                    assertTrue(
+                            e.source().endsWith(".internal"),
+                            d.name() + " exports " + e.source()
+                                    + " to some modules: only a dev.weft...internal package is exported that way");
+                    assertTrue(
+                            weftModules.containsAll(e.targets()),
+                            d.name() + " exports " + e.source() + " to " + e.targets()
+                                    + ": each must be a weft module's name (" + weftModules + ")");
                 } else {
                     api.add(e.source());
                 }
             }
-            assertEquals(new TreeSet<>(API.get(artifact).getValue()), api, d.name() + ": the packages exported to everyone");
+            assertEquals(
+                    new TreeSet<>(API.get(artifact).getValue()), api, d.name() + ": the packages exported to everyone");
             Set<String> hidden = new TreeSet<>(d.packages());
             hidden.removeAll(api);
-            assertTrue(hidden.stream().allMatch(p -> p.endsWith(".internal")), d.name()
-                    + ": every package it does not export to everyone is named ...internal; found " + hidden);
+            assertTrue(
+                    hidden.stream().allMatch(p -> p.endsWith(".internal")),
+                    d.name() + ": every package it does not export to everyone is named ...internal; found " + hidden);
             assertTrue(d.opens().isEmpty() && !d.isOpen(), d.name() + " opens nothing to reflection");
         }
         Set<String> core = module(modules, "weft-core").descriptor().packages();
         for (String diagnostics : API.get("weft-diagnostics").getValue()) {
-            assertFalse(core.contains(diagnostics), "weft-core holds " + diagnostics + ": diagnostics are weft-diagnostics'");
+            assertFalse(
+                    core.contains(diagnostics),
+                    "weft-core holds " + diagnostics + ": diagnostics are weft-diagnostics'");
         }
     }
 
@@ -201,8 +222,7 @@ class ModulePathTest {
             }
             """;
 
-    private record Compiled(boolean ok, String diagnostics) {
-    }
+    private record Compiled(boolean ok, String diagnostics) {}
 
     private static Compiled javac(Path out, List<String> options, Path... sources) {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
@@ -233,7 +253,8 @@ class ModulePathTest {
     @Test
     void aUserModuleCompilesAgainstTheApiAndRunsButCannotReachAnInternalPackage(@TempDir Path dir) throws Exception {
         assumeTrue(PinMonitor.isAvailable(), "the consumer captures a pin: this runtime has no JFR");
-        assumeTrue(ModuleLayer.boot().findModule("jdk.compiler").isPresent(),
+        assumeTrue(
+                ModuleLayer.boot().findModule("jdk.compiler").isPresent(),
                 "compiling the consumer needs javac: this runtime (" + Runtime.version() + ") has no jdk.compiler;"
                         + " the unit tier runs this test on the build JDK");
         String weft = weftModulePath(modulesOnTheClassPath());
@@ -243,12 +264,19 @@ class ModulePathTest {
         Path descriptor = write(src, "module-info.java", DESCRIPTOR);
         Path classes = dir.resolve("classes");
         Compiled api = javac(classes, List.of("--module-path", weft), descriptor, main);
-        assertTrue(api.ok(), "a module requiring dev.weft.core, dev.weft.pool and dev.weft.diagnostics compiles against"
-                + " their API:\n" + api.diagnostics());
+        assertTrue(
+                api.ok(),
+                "a module requiring dev.weft.core, dev.weft.pool and dev.weft.diagnostics compiles against"
+                        + " their API:\n" + api.diagnostics());
 
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--module-path", classes + File.pathSeparator + weft, "--module", "consumer/consumer.Main")
-                .redirectOutput(dir.resolve("consumer.out").toFile()).redirectError(dir.resolve("consumer.err").toFile())
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "--module-path",
+                        classes + File.pathSeparator + weft,
+                        "--module",
+                        "consumer/consumer.Main")
+                .redirectOutput(dir.resolve("consumer.out").toFile())
+                .redirectError(dir.resolve("consumer.err").toFile())
                 .start();
         try {
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the consumer ended within a minute");
@@ -261,21 +289,27 @@ class ModulePathTest {
         // The scheduler's MXBean (JDK 24+, module jdk.management, read reflectively) is found on
         // the module path exactly when it is on this class path.
         boolean bean = SchedulerSnapshot.take().schedulerAvailable();
-        assertEquals(List.of("ada on a virtual thread, resource 1", "pins: 1", "scheduler bean: " + bean),
-                output.lines().toList(), "the consumer's output: context, scope, pool and limiter from weft-core and"
-                        + " weft-pool; a pin captured over JFR and a scheduler snapshot from weft-diagnostics\n" + errors);
+        assertEquals(
+                List.of("ada on a virtual thread, resource 1", "pins: 1", "scheduler bean: " + bean),
+                output.lines().toList(),
+                "the consumer's output: context, scope, pool and limiter from weft-core and"
+                        + " weft-pool; a pin captured over JFR and a scheduler snapshot from weft-diagnostics\n"
+                        + errors);
 
         Path intruder = write(src, "consumer/Intruder.java", INTRUDER);
         Compiled internal = javac(dir.resolve("intruder"), List.of("--module-path", weft), descriptor, intruder);
         assertFalse(internal.ok(), "a user module must not compile against weft's internal packages");
         for (String pkg : List.of("dev.weft.thread.internal", "dev.weft.pin.internal")) {
-            assertTrue(internal.diagnostics().contains("package " + pkg + " is not visible"),
+            assertTrue(
+                    internal.diagnostics().contains("package " + pkg + " is not visible"),
                     pkg + " is not visible to a user module:\n" + internal.diagnostics());
         }
 
-        String classPath = weft;   // the same folders and jars, now on the class path: nothing is enforced there
+        String classPath = weft; // the same folders and jars, now on the class path: nothing is enforced there
         Compiled unnamed = javac(dir.resolve("classpath"), List.of("-classpath", classPath), main, intruder);
-        assertTrue(unnamed.ok(), "on the class path the descriptors change nothing, internal packages included:\n"
-                + unnamed.diagnostics());
+        assertTrue(
+                unnamed.ok(),
+                "on the class path the descriptors change nothing, internal packages included:\n"
+                        + unnamed.diagnostics());
     }
 }

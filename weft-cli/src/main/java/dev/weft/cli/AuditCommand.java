@@ -22,7 +22,9 @@ import picocli.CommandLine.Spec;
  * with {@code --output}) and exits 0, or 1 when a finding reaches {@code --fail-on}; bad
  * arguments and unreadable inputs exit 2 with one line naming the problem.
  */
-@Command(name = "audit", sortOptions = false,
+@Command(
+        name = "audit",
+        sortOptions = false,
         customSynopsis = "weft audit <jar|dir|classpath>... [--classpath CLASSPATH] [--target-jdk N]"
                 + " [--format text|json|sarif] [--output FILE] [--fail-on error|warning|info|none]"
                 + " [--baseline FILE] [--write-baseline FILE] [--exclude PATTERN[=REASON]]...",
@@ -31,57 +33,86 @@ import picocli.CommandLine.Spec;
                 + " I/O included), Object.wait,"
                 + " Thread.yield spin loops and ThreadLocal fields.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:no finding reached --fail-on", "1:a finding reached --fail-on",
-                "2:bad arguments or inputs (an empty folder, a file that is not a jar, a truncated jar, an unknown target)"})
+        exitCodeList = {
+            "0:no finding reached --fail-on",
+            "1:a finding reached --fail-on",
+            "2:bad arguments or inputs (an empty folder, a file that is not a jar, a truncated jar, an unknown target)"
+        })
 final class AuditCommand implements Callable<Integer> {
 
     /** Output formats. */
-    enum Format { TEXT, JSON, SARIF }
+    enum Format {
+        TEXT,
+        JSON,
+        SARIF
+    }
 
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "<jar|dir|classpath>",
-            description = "Jars (nested jars included), folders of classes or jars, .class files, or classpaths of them.")
+    @Parameters(
+            arity = "1..*",
+            paramLabel = "<jar|dir|classpath>",
+            description =
+                    "Jars (nested jars included), folders of classes or jars, .class files, or classpaths of them.")
     List<String> inputs;
 
-    @Option(names = {"--classpath", "-cp"}, paramLabel = "CLASSPATH",
+    @Option(
+            names = {"--classpath", "-cp"},
+            paramLabel = "CLASSPATH",
             description = "Libraries the audited code calls into (jars, folders, classpaths): calls into them are"
                     + " followed to see what blocks, but their own hazards are not reported.")
     List<String> classpath = List.of();
 
-    @Option(names = "--target-jdk", paramLabel = "N",
+    @Option(
+            names = "--target-jdk",
+            paramLabel = "N",
             description = "The JDK the code will run on (default: this one, ${DEFAULT-VALUE}). synchronized and"
                     + " Object.wait are errors for 21-23 and information from 24.")
     int targetJdk = Runtime.version().feature();
 
-    @Option(names = "--format", paramLabel = "FORMAT", converter = FormatConverter.class,
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            converter = FormatConverter.class,
             description = "text (default), json, or sarif (SARIF 2.1.0, for code-scanning tools).")
     Format format = Format.TEXT;
 
     @Option(names = "--output", paramLabel = "FILE", description = "Write the report here instead of standard output.")
     Path output;
 
-    @Option(names = "--fail-on", paramLabel = "SEVERITY",
+    @Option(
+            names = "--fail-on",
+            paramLabel = "SEVERITY",
             description = "Exit 1 when a finding is this severe or more: error, warning, info, or none (default).")
     String failOn = "none";
 
-    @Option(names = "--baseline", paramLabel = "FILE",
-            description = "Findings accepted earlier (a file --write-baseline wrote): reported as suppressed, not counted"
-                    + " and never reaching --fail-on. Matched by rule, class, member and descriptor, not line.")
+    @Option(
+            names = "--baseline",
+            paramLabel = "FILE",
+            description =
+                    "Findings accepted earlier (a file --write-baseline wrote): reported as suppressed, not counted"
+                            + " and never reaching --fail-on. Matched by rule, class, member and descriptor, not line.")
     Path baseline;
 
-    @Option(names = "--write-baseline", paramLabel = "FILE",
+    @Option(
+            names = "--write-baseline",
+            paramLabel = "FILE",
             description = "Write every finding of this audit to FILE as a baseline (reasons already in --baseline are"
                     + " kept; fill in the \"reason\" of new entries).")
     Path writeBaseline;
 
-    @Option(names = "--exclude", paramLabel = "PATTERN[=REASON]",
+    @Option(
+            names = "--exclude",
+            paramLabel = "PATTERN[=REASON]",
             description = "Suppress findings whose class.member matches PATTERN ('*' matches anything; a class name"
                     + " alone covers its members), e.g. --exclude 'com.acme.Legacy.*=rewritten in 2.0'. Repeatable.")
     List<String> excludes = List.of();
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help and exit.")
     boolean help;
 
     @Override
@@ -100,12 +131,15 @@ final class AuditCommand implements Callable<Integer> {
             }
             for (String exclude : excludes) {
                 int eq = exclude.indexOf('=');
-                suppressions = eq < 0 ? suppressions.excluding(exclude, null)
+                suppressions = eq < 0
+                        ? suppressions.excluding(exclude, null)
                         : suppressions.excluding(exclude.substring(0, eq), exclude.substring(eq + 1));
             }
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    (baseline != null && e.getMessage().contains(baseline.toString()) ? "--baseline: " : "--exclude: ") + e.getMessage());
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    (baseline != null && e.getMessage().contains(baseline.toString()) ? "--baseline: " : "--exclude: ")
+                            + e.getMessage());
         }
         AuditReport report;
         try {
@@ -115,8 +149,13 @@ final class AuditCommand implements Callable<Integer> {
         }
         if (writeBaseline != null) {
             suppressions.writeBaseline(report, writeBaseline);
-            spec.commandLine().getErr().printf(Locale.ROOT, "weft audit: baseline of %d findings written to %s%n",
-                    report.findings().size() + report.suppressed().size(), writeBaseline);
+            spec.commandLine()
+                    .getErr()
+                    .printf(
+                            Locale.ROOT,
+                            "weft audit: baseline of %d findings written to %s%n",
+                            report.findings().size() + report.suppressed().size(),
+                            writeBaseline);
         }
         String text = switch (format) {
             case TEXT -> report.toText();
@@ -129,10 +168,18 @@ final class AuditCommand implements Callable<Integer> {
             out.flush();
         } else {
             Files.writeString(output, text);
-            spec.commandLine().getErr().printf(Locale.ROOT, "weft audit: %d findings written to %s%n",
-                    report.findings().size(), output);
+            spec.commandLine()
+                    .getErr()
+                    .printf(
+                            Locale.ROOT,
+                            "weft audit: %d findings written to %s%n",
+                            report.findings().size(),
+                            output);
         }
-        return threshold != null && report.worst().map(w -> w.atLeast(threshold)).orElse(false) ? 1 : 0;
+        return threshold != null
+                        && report.worst().map(w -> w.atLeast(threshold)).orElse(false)
+                ? 1
+                : 0;
     }
 
     private Severity failOnSeverity() {
@@ -142,7 +189,8 @@ final class AuditCommand implements Callable<Integer> {
         try {
             return Severity.parse(failOn);
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
                     "--fail-on: unknown severity '" + failOn + "'; use error, warning, info or none");
         }
     }
@@ -154,7 +202,8 @@ final class AuditCommand implements Callable<Integer> {
             try {
                 return Format.valueOf(value.strip().toUpperCase(Locale.ROOT));
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("unknown format '" + value + "'; use text, json or sarif");
+                throw new CommandLine.TypeConversionException(
+                        "unknown format '" + value + "'; use text, json or sarif");
             }
         }
     }

@@ -93,9 +93,11 @@ final class DiagnosticCommands implements AutoCloseable {
     private String runJcmdProgram(String command) throws IOException {
         Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
         if (!Files.isExecutable(jcmd)) {
-            throw new IOException("weft-cli runs on a class path without --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED"
-                    + " and its runtime has no " + jcmd + "; run it as java -jar weft-cli.jar (the manifest exports it)"
-                    + " or pass that option to java");
+            throw new IOException(
+                    "weft-cli runs on a class path without --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED"
+                            + " and its runtime has no " + jcmd
+                            + "; run it as java -jar weft-cli.jar (the manifest exports it)"
+                            + " or pass that option to java");
         }
         List<String> cmd = new ArrayList<>(List.of(jcmd.toString(), Long.toString(pid)));
         cmd.addAll(List.of(command.split(" ")));

@@ -14,7 +14,9 @@ import picocli.CommandLine.Command;
  * JVM). The {@code ./weft} launcher calls it for {@code ./weft audit} and {@code ./weft pins}. Bad
  * arguments print one line naming the problem and the usage, and exit with status 2.
  */
-@Command(name = "weft", subcommands = {AuditCommand.class, PinsCommand.class},
+@Command(
+        name = "weft",
+        subcommands = {AuditCommand.class, PinsCommand.class},
         customSynopsis = "weft <audit|pins> [options]",
         description = "Finds what pins or hurts virtual threads: in bytecode (audit) or in a running JVM (pins).")
 public final class Main {
@@ -22,8 +24,7 @@ public final class Main {
     /** Exit status for bad arguments. */
     public static final int USAGE = 2;
 
-    private Main() {
-    }
+    private Main() {}
 
     /**
      * Runs the command line with {@code args} and exits the JVM with its status.
@@ -102,7 +103,8 @@ public final class Main {
             var source = Main.class.getProtectionDomain().getCodeSource();
             if (source != null) {
                 Path location = Path.of(source.getLocation().toURI());
-                if (location.getFileName() != null && location.getFileName().toString().endsWith(".jar")) {
+                if (location.getFileName() != null
+                        && location.getFileName().toString().endsWith(".jar")) {
                     return "java -jar " + location.getFileName();
                 }
             }
@@ -115,7 +117,8 @@ public final class Main {
 
     /** Every synopsis starts with {@code weft}: make it the way this command line was started. */
     private static void nameUsage(CommandLine cli, String started) {
-        for (CommandLine c : List.of(cli, cli.getSubcommands().get("audit"), cli.getSubcommands().get("pins"))) {
+        for (CommandLine c : List.of(
+                cli, cli.getSubcommands().get("audit"), cli.getSubcommands().get("pins"))) {
             var usage = c.getCommandSpec().usageMessage();
             String[] synopsis = usage.customSynopsis();
             for (int i = 0; i < synopsis.length; i++) {

@@ -20,6 +20,7 @@ final class PerfCounters implements AutoCloseable {
     private final DiagnosticCommands jvm;
     /** The target's {@code MonitoredVm}, or null when jvmstat is not accessible here. */
     private final Object monitoredVm;
+
     private final Method findByName;
     private final Method getValue;
 
@@ -38,13 +39,14 @@ final class PerfCounters implements AutoCloseable {
                 ClassLoader loader = jvmstat.getClassLoader();
                 Class<?> hostType = Class.forName("sun.jvmstat.monitor.MonitoredHost", true, loader);
                 Class<?> idType = Class.forName("sun.jvmstat.monitor.VmIdentifier", true, loader);
-                Object host = hostType.getMethod("getMonitoredHost", String.class).invoke(null, "localhost");
+                Object host =
+                        hostType.getMethod("getMonitoredHost", String.class).invoke(null, "localhost");
                 Object id = idType.getConstructor(String.class).newInstance(Long.toString(pid));
                 Object vm = hostType.getMethod("getMonitoredVm", idType).invoke(host, id);
                 Class<?> vmType = Class.forName("sun.jvmstat.monitor.MonitoredVm", true, loader);
                 Class<?> monitorType = Class.forName("sun.jvmstat.monitor.Monitor", true, loader);
-                return new PerfCounters(jvm, vm, vmType.getMethod("findByName", String.class),
-                        monitorType.getMethod("getValue"));
+                return new PerfCounters(
+                        jvm, vm, vmType.getMethod("findByName", String.class), monitorType.getMethod("getValue"));
             } catch (ReflectiveOperationException | RuntimeException e) {
                 // no hsperfdata file (-XX:-UsePerfData) or another layout: the jcmd route says what it can
             }

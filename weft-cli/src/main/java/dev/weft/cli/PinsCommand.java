@@ -1,8 +1,8 @@
 package dev.weft.cli;
 
-import com.sun.tools.attach.AttachNotSupportedException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.sun.tools.attach.AttachNotSupportedException;
 import dev.weft.pin.PinEvent;
 import dev.weft.pin.PinReport;
 import dev.weft.pin.internal.PinAggregator;
@@ -42,13 +42,19 @@ import picocli.CommandLine.Spec;
  * interrupted run or Ctrl-C stops it too), no file, and no JMX agent, which weft never starts
  * (decision 0205).
  */
-@Command(name = "pins", sortOptions = false,
+@Command(
+        name = "pins",
+        sortOptions = false,
         customSynopsis = "weft pins <pid> [--for DURATION] [--depth N] [--json]",
-        description = "Records pinned virtual threads in a running JVM (JFR through diagnostic commands, threshold 0) for a while, then"
-                + " prints them aggregated by site, with the JVM's scheduler health.",
+        description =
+                "Records pinned virtual threads in a running JVM (JFR through diagnostic commands, threshold 0) for a while, then"
+                        + " prints them aggregated by site, with the JVM's scheduler health.",
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:recorded", "1:the JVM could not be recorded (not running, not a JVM, no permission, no JFR) or weft was interrupted",
-                "2:bad arguments"})
+        exitCodeList = {
+            "0:recorded",
+            "1:the JVM could not be recorded (not running, not a JVM, no permission, no JFR) or weft was interrupted",
+            "2:bad arguments"
+        })
 final class PinsCommand implements Callable<Integer> {
 
     private static final Duration MAX_FOR = Duration.ofDays(1);
@@ -61,11 +67,16 @@ final class PinsCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "<pid>", description = "The process id of the JVM (jps -l lists them).")
     long pid;
 
-    @Option(names = "--for", paramLabel = "DURATION", converter = DurationConverter.class,
+    @Option(
+            names = "--for",
+            paramLabel = "DURATION",
+            converter = DurationConverter.class,
             description = "How long to record: e.g. 500ms, 30s, 5m, 1h or PT30S (default 10s).")
     Duration duration = Duration.ofSeconds(10);
 
-    @Option(names = "--depth", paramLabel = "N",
+    @Option(
+            names = "--depth",
+            paramLabel = "N",
             description = "Frames shown per pin site, method-handle plumbing not counted (default: 12, or as many as it"
                     + " takes to reach the application's frame that called into native code).")
     Integer depth;
@@ -73,17 +84,21 @@ final class PinsCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as JSON instead of text.")
     boolean json;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help and exit.")
     boolean help;
 
     @Override
     public Integer call() throws Exception {
         if (duration.isZero() || duration.isNegative() || duration.compareTo(MAX_FOR) > 0) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--for must be more than 0 and at most 24h; got " + duration);
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--for must be more than 0 and at most 24h; got " + duration);
         }
         if (depth != null && (depth < 1 || depth > MAX_DEPTH)) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
                     "--depth must be 1 to " + MAX_DEPTH + " frames (JFR records at most 64 by default); got " + depth);
         }
         PrintWriter err = spec.commandLine().getErr();
@@ -95,8 +110,13 @@ final class PinsCommand implements Callable<Integer> {
             return 1;
         }
         try (target) {
-            err.printf(Locale.ROOT, "weft pins: recording pinned virtual threads in JVM %d (%s, Java %s) for %s ...%n",
-                    pid, target.name, target.javaVersion, Durations.human(duration));
+            err.printf(
+                    Locale.ROOT,
+                    "weft pins: recording pinned virtual threads in JVM %d (%s, Java %s) for %s ...%n",
+                    pid,
+                    target.name,
+                    target.javaVersion,
+                    Durations.human(duration));
             err.flush();
             PinReport report = target.record(duration, depth);
             PrintWriter out = spec.commandLine().getOut();
@@ -108,7 +128,13 @@ final class PinsCommand implements Callable<Integer> {
                 m.putAll(report.toMap());
                 out.println(JSON.writeValueAsString(m));
             } else {
-                out.printf(Locale.ROOT, "JVM %d (%s, Java %s), %s:%n", pid, target.name, target.javaVersion, Durations.human(duration));
+                out.printf(
+                        Locale.ROOT,
+                        "JVM %d (%s, Java %s), %s:%n",
+                        pid,
+                        target.name,
+                        target.javaVersion,
+                        Durations.human(duration));
                 out.print(report.toText());
             }
             out.flush();
@@ -118,7 +144,10 @@ final class PinsCommand implements Callable<Integer> {
             return 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            err.printf(Locale.ROOT, "weft pins: interrupted; the recording in JVM %d was stopped, nothing is reported%n", pid);
+            err.printf(
+                    Locale.ROOT,
+                    "weft pins: interrupted; the recording in JVM %d was stopped, nothing is reported%n",
+                    pid);
             err.flush();
             return 1;
         }
@@ -172,33 +201,49 @@ final class PinsCommand implements Callable<Integer> {
         static Target attach(long pid) throws CannotRecord {
             Optional<ProcessHandle> process = ProcessHandle.of(pid);
             if (process.isEmpty() || !process.get().isAlive()) {
-                throw new CannotRecord("no process with pid " + pid + " is running; jps -l lists the running JVMs", null);
+                throw new CannotRecord(
+                        "no process with pid " + pid + " is running; jps -l lists the running JVMs", null);
             }
             if (pid == ProcessHandle.current().pid()) {
-                throw new CannotRecord("pid " + pid + " is this weft command itself; give the pid of another JVM", null);
+                throw new CannotRecord(
+                        "pid " + pid + " is this weft command itself; give the pid of another JVM", null);
             }
             if (!mapsAJvm(pid)) {
                 // Before JDK 22 the attach API sends SIGQUIT to any process it tries, which ends one
                 // that is not a JVM (seen on 21.0.8 with `sleep`): never attach to such a process.
-                throw new CannotRecord(attachFailure(pid, process.get().info().user().orElse(null),
-                        System.getProperty("user.name"), process.get().info().command().orElse(null),
-                        new IOException("it is not a JVM (no libjvm in /proc/" + pid + "/maps)"), true), null);
+                throw new CannotRecord(
+                        attachFailure(
+                                pid,
+                                process.get().info().user().orElse(null),
+                                System.getProperty("user.name"),
+                                process.get().info().command().orElse(null),
+                                new IOException("it is not a JVM (no libjvm in /proc/" + pid + "/maps)"),
+                                true),
+                        null);
             }
             DiagnosticCommands jvm;
             Properties props;
             try {
                 jvm = DiagnosticCommands.attach(pid);
             } catch (AttachNotSupportedException | IOException | SecurityException e) {
-                throw new CannotRecord(attachFailure(pid, process.get().info().user().orElse(null),
-                        System.getProperty("user.name"), process.get().info().command().orElse(null), e,
-                        process.get().isAlive()), e);
+                throw new CannotRecord(
+                        attachFailure(
+                                pid,
+                                process.get().info().user().orElse(null),
+                                System.getProperty("user.name"),
+                                process.get().info().command().orElse(null),
+                                e,
+                                process.get().isAlive()),
+                        e);
             }
             try {
                 props = jvm.systemProperties();
                 String version = props.getProperty("java.specification.version", "unknown");
                 if (feature(version) < 21) {
-                    throw new CannotRecord("JVM " + pid + " runs Java " + version + ", which has no virtual threads;"
-                            + " pinning needs Java 21 or newer", null);
+                    throw new CannotRecord(
+                            "JVM " + pid + " runs Java " + version + ", which has no virtual threads;"
+                                    + " pinning needs Java 21 or newer",
+                            null);
                 }
                 return new Target(pid, jvm, mainOf(props.getProperty("sun.java.command", "")), version);
             } catch (IOException | RuntimeException e) {
@@ -230,8 +275,10 @@ final class PinsCommand implements Callable<Integer> {
                 Runtime.getRuntime().addShutdownHook(stopper);
                 String started = command("JFR.start name=" + recording + " settings=" + settings);
                 if (!started.contains("Started recording")) {
-                    throw new CannotRecord("JVM " + pid + " did not start a JFR recording (is Flight Recorder in its"
-                            + " runtime? jlink --add-modules jdk.jfr): " + started.strip(), null);
+                    throw new CannotRecord(
+                            "JVM " + pid + " did not start a JFR recording (is Flight Recorder in its"
+                                    + " runtime? jlink --add-modules jdk.jfr): " + started.strip(),
+                            null);
                 }
                 Instant from = Instant.now();
                 SchedulerSampler sampler = SchedulerSampler.start(samplingInterval(duration), 1_000, this::snapshot);
@@ -244,8 +291,10 @@ final class PinsCommand implements Callable<Integer> {
                 SchedulerSamples samples = sampler.stop();
                 String dumped = command("JFR.dump name=" + recording + " filename=" + file);
                 if (!Files.isRegularFile(file)) {
-                    throw new CannotRecord("JVM " + pid + " did not write its recording to " + file
-                            + " (it must run as the same user as weft): " + dumped.strip(), null);
+                    throw new CannotRecord(
+                            "JVM " + pid + " did not write its recording to " + file
+                                    + " (it must run as the same user as weft): " + dumped.strip(),
+                            null);
                 }
                 return aggregate(file, from, to, samples, depth);
             } finally {
@@ -262,9 +311,15 @@ final class PinsCommand implements Callable<Integer> {
             try {
                 return jvm.run(command);
             } catch (IOException e) {
-                throw new CannotRecord("the diagnostic command " + command.split(" ")[0] + " failed in JVM " + pid + ": "
-                        + rootMessage(e)
-                        + (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) ? "" : " (the JVM has ended)"), e);
+                throw new CannotRecord(
+                        "the diagnostic command " + command.split(" ")[0] + " failed in JVM " + pid + ": "
+                                + rootMessage(e)
+                                + (ProcessHandle.of(pid)
+                                                .map(ProcessHandle::isAlive)
+                                                .orElse(false)
+                                        ? ""
+                                        : " (the JVM has ended)"),
+                        e);
             }
         }
 
@@ -299,10 +354,11 @@ final class PinsCommand implements Callable<Integer> {
 
         private static PinReport aggregate(Path file, Instant from, Instant to, SchedulerSamples samples, Integer depth)
                 throws IOException {
-            PinAggregator sites = depth == null ? PinAggregator.reachingCallers(PinAggregator.DEFAULT_MAX_SITES)
+            PinAggregator sites = depth == null
+                    ? PinAggregator.reachingCallers(PinAggregator.DEFAULT_MAX_SITES)
                     : new PinAggregator(depth, PinAggregator.DEFAULT_MAX_SITES);
             try (RecordingFile in = new RecordingFile(file)) {
-                sites.addAll(in, e -> true);   // the recording is this command's own: everything in it counts
+                sites.addAll(in, e -> true); // the recording is this command's own: everything in it counts
             }
             return sites.report(from, to, Duration.ZERO, samples);
         }

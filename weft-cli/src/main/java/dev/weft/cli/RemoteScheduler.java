@@ -55,9 +55,17 @@ final class RemoteScheduler {
         Matcher m = POOL.matcher(pool);
         if (m.find()) {
             hasSchedulerCommand = true;
-            return new SchedulerSnapshot(at, true, null, Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-                    Integer.parseInt(m.group(3)), Long.parseLong(m.group(4)) + Long.parseLong(m.group(5)),
-                    live, peak, started);
+            return new SchedulerSnapshot(
+                    at,
+                    true,
+                    null,
+                    Integer.parseInt(m.group(1)),
+                    Integer.parseInt(m.group(2)),
+                    Integer.parseInt(m.group(3)),
+                    Long.parseLong(m.group(4)) + Long.parseLong(m.group(5)),
+                    live,
+                    peak,
+                    started);
         }
         String reason;
         if (pool.contains("Unknown diagnostic command")) {

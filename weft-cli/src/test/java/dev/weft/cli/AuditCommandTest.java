@@ -22,6 +22,7 @@ class AuditCommandTest {
 
     @TempDir
     static Path dir;
+
     static Path fixture;
     static Path clean;
 
@@ -31,7 +32,8 @@ class AuditCommandTest {
     @BeforeAll
     static void jars() throws Exception {
         fixture = Fixtures.fixtureJar(dir);
-        clean = Fixtures.jar(dir.resolve("clean.jar"),
+        clean = Fixtures.jar(
+                dir.resolve("clean.jar"),
                 Map.of(Fixtures.PACKAGE + "Clean.class", Fixtures.classes().get(Fixtures.PACKAGE + "Clean.class")));
     }
 
@@ -52,25 +54,56 @@ class AuditCommandTest {
         int warning = text.indexOf("\nwarning (5)\n");
         int info = text.indexOf("\ninfo (1)\n");
         assertTrue(error > 0 && error < warning && warning < info, text);
-        assertTrue(text.contains("  dev.weft.audit.fixture.SyncMethod.take (SyncMethod.java:12)  [synchronized-blocking]\n"), text);
+        assertTrue(
+                text.contains(
+                        "  dev.weft.audit.fixture.SyncMethod.take (SyncMethod.java:12)  [synchronized-blocking]\n"),
+                text);
         assertTrue(text.contains("\nwhat the rules mean\n"), text);
     }
 
     @Test
     void aBaselineAndExclusionsSuppressFindingsSoFailOnPasses() throws Exception {
         Path baseline = dir.resolve("baseline.json");
-        assertEquals(1, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error", "--write-baseline", baseline.toString()));
+        assertEquals(
+                1,
+                run(
+                        fixture.toString(),
+                        "--target-jdk",
+                        "21",
+                        "--fail-on",
+                        "error",
+                        "--write-baseline",
+                        baseline.toString()));
         assertTrue(err.toString().contains("baseline of 14 findings written to " + baseline), err.toString());
-        assertEquals(0, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error", "--baseline", baseline.toString()));
-        assertTrue(out.toString().contains("0 errors, 0 warnings, 0 info\n14 more suppressed (not counted)"), out.toString());
+        assertEquals(
+                0,
+                run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error", "--baseline", baseline.toString()));
+        assertTrue(
+                out.toString().contains("0 errors, 0 warnings, 0 info\n14 more suppressed (not counted)"),
+                out.toString());
 
         out.getBuffer().setLength(0);
-        assertEquals(1, run(fixture.toString(), "--target-jdk", "21", "--fail-on", "error",
-                "--exclude", "dev.weft.audit.fixture.Sync*=reviewed", "--exclude", "dev.weft.audit.fixture.Waiter"));
+        assertEquals(
+                1,
+                run(
+                        fixture.toString(),
+                        "--target-jdk",
+                        "21",
+                        "--fail-on",
+                        "error",
+                        "--exclude",
+                        "dev.weft.audit.fixture.Sync*=reviewed",
+                        "--exclude",
+                        "dev.weft.audit.fixture.Waiter"));
         assertTrue(out.toString().contains("5 errors"), "3 of the 8 errors excluded: " + out);
         assertTrue(out.toString().contains("excluded by dev.weft.audit.fixture.Sync*: reviewed"), out.toString());
 
-        assertEquals(2, run(fixture.toString(), "--baseline", dir.resolve("missing.json").toString()));
+        assertEquals(
+                2,
+                run(
+                        fixture.toString(),
+                        "--baseline",
+                        dir.resolve("missing.json").toString()));
         assertTrue(err.toString().contains("--baseline: no baseline file"), err.toString());
     }
 
@@ -78,7 +111,9 @@ class AuditCommandTest {
     void failOnSetsTheExitStatus() {
         assertEquals(1, run(fixture.toString(), "--fail-on", "error"));
         assertEquals(0, run(clean.toString(), "--fail-on", "info"), "nothing found in the near misses");
-        assertEquals(1, run(fixture.toString(), "--fail-on", "warning", "--target-jdk", "25"),
+        assertEquals(
+                1,
+                run(fixture.toString(), "--fail-on", "warning", "--target-jdk", "25"),
                 "on 25 the worst are errors in class initializers");
         assertEquals(0, run(fixture.toString(), "--fail-on", "none"));
     }
@@ -92,7 +127,12 @@ class AuditCommandTest {
         JsonNode json = new ObjectMapper().readTree(Files.readString(file));
         assertEquals(25, json.get("target_jdk").asInt());
         assertEquals(14, json.get("findings").size());
-        assertEquals("2.1.0", new ObjectMapper().readTree(runToString(fixture.toString(), "--format", "SARIF")).get("version").asText(),
+        assertEquals(
+                "2.1.0",
+                new ObjectMapper()
+                        .readTree(runToString(fixture.toString(), "--format", "SARIF"))
+                        .get("version")
+                        .asText(),
                 "--format takes any case");
     }
 
@@ -107,14 +147,21 @@ class AuditCommandTest {
         assertEquals(2, run(dir.resolve("missing.jar").toString()));
         assertTrue(err.toString().contains("no such file or folder: "), err.toString());
         assertEquals(2, run(fixture.toString(), "--target-jdk", "17"));
-        assertTrue(err.toString().contains("--target-jdk: target JDK 17 has no virtual threads; give 21 or newer"), err.toString());
+        assertTrue(
+                err.toString().contains("--target-jdk: target JDK 17 has no virtual threads; give 21 or newer"),
+                err.toString());
         assertEquals(2, run(fixture.toString(), "--format", "xml"));
         assertTrue(err.toString().contains("unknown format 'xml'; use text, json or sarif"), err.toString());
         assertEquals(2, run(fixture.toString(), "--fail-on", "fatal"));
-        assertTrue(err.toString().contains("--fail-on: unknown severity 'fatal'; use error, warning, info or none"), err.toString());
+        assertTrue(
+                err.toString().contains("--fail-on: unknown severity 'fatal'; use error, warning, info or none"),
+                err.toString());
         assertEquals(2, run());
         assertEquals(2, run(fixture.toString(), "--target-jdk", "99"));
-        assertTrue(err.toString().contains("--target-jdk: target JDK 99 is newer than the pinning rules the audit knows; give 21 to "),
+        assertTrue(
+                err.toString()
+                        .contains(
+                                "--target-jdk: target JDK 99 is newer than the pinning rules the audit knows; give 21 to "),
                 err.toString());
     }
 

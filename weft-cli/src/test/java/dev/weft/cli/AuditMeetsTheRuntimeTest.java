@@ -37,6 +37,7 @@ class AuditMeetsTheRuntimeTest {
 
     @TempDir
     static Path dir;
+
     static Path fixture;
 
     @BeforeAll
@@ -56,9 +57,13 @@ class AuditMeetsTheRuntimeTest {
         AuditReport r25 = Auditor.forTargetJdk(25).audit(List.of(fixture.toString()));
         Map<String, Severity> at21 = severities(r21);
         Map<String, Severity> at25 = severities(r25);
-        assertEquals(Set.of("blocking-in-class-init", "synchronized-blocking", "object-wait"),
-                at21.entrySet().stream().filter(e -> e.getValue() == Severity.ERROR).map(Map.Entry::getKey)
-                        .collect(Collectors.toSet()), at21.toString());
+        assertEquals(
+                Set.of("blocking-in-class-init", "synchronized-blocking", "object-wait"),
+                at21.entrySet().stream()
+                        .filter(e -> e.getValue() == Severity.ERROR)
+                        .map(Map.Entry::getKey)
+                        .collect(Collectors.toSet()),
+                at21.toString());
         assertEquals(Severity.ERROR, at25.get("blocking-in-class-init"));
         assertEquals(Severity.INFO, at25.get("synchronized-blocking"));
         assertEquals(Severity.INFO, at25.get("object-wait"));
@@ -87,11 +92,16 @@ class AuditMeetsTheRuntimeTest {
         Object syncBlock = load("SyncBlock").getConstructor().newInstance();
         PinReport r = capture(() -> syncBlock.getClass().getMethod("refresh").invoke(syncBlock));
         if (JDK < 24) {
-            assertTrue(r.pins() >= 1, "JDK " + JDK + ": the sleep inside synchronized pins (audit: error):\n" + r.toText());
+            assertTrue(
+                    r.pins() >= 1,
+                    "JDK " + JDK + ": the sleep inside synchronized pins (audit: error):\n" + r.toText());
             assertTrue(r.toText().contains(FIX + "SyncBlock.fetch"), r.toText());
         } else {
-            assertEquals(0, r.pins(), "JDK " + JDK + ": JEP 491, the sleep inside synchronized unmounts (audit at 25: info):\n"
-                    + r.toText());
+            assertEquals(
+                    0,
+                    r.pins(),
+                    "JDK " + JDK + ": JEP 491, the sleep inside synchronized unmounts (audit at 25: info):\n"
+                            + r.toText());
         }
     }
 
@@ -135,8 +145,12 @@ class AuditMeetsTheRuntimeTest {
         });
         assertEquals(0, r.pins(), "no JFR pin event for Object.wait on any JDK:\n" + r.toText());
         if (JDK < 24) {
-            assertEquals(waiters, carriers.size(), "JDK " + JDK + ": every waiter holds a carrier of its own, more than the"
-                    + " scheduler's parallelism (it compensated), though JFR recorded nothing (audit: error): " + carriers);
+            assertEquals(
+                    waiters,
+                    carriers.size(),
+                    "JDK " + JDK + ": every waiter holds a carrier of its own, more than the"
+                            + " scheduler's parallelism (it compensated), though JFR recorded nothing (audit: error): "
+                            + carriers);
         } else {
             assertEquals(Set.of(), carriers, "JDK " + JDK + ": waiters unmount (audit at 25: info)");
         }
@@ -150,14 +164,17 @@ class AuditMeetsTheRuntimeTest {
     /** Runs {@code body} on a virtual thread inside a pin capture. */
     private static PinReport capture(Body body) throws Throwable {
         PinCapture capture = PinCapture.start();
-        java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
-        Thread.ofVirtual().start(() -> {
-            try {
-                body.run();
-            } catch (Throwable e) {
-                failed.set(e);
-            }
-        }).join();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        Thread.ofVirtual()
+                .start(() -> {
+                    try {
+                        body.run();
+                    } catch (Throwable e) {
+                        failed.set(e);
+                    }
+                })
+                .join();
         PinReport r = capture.end();
         if (failed.get() != null) {
             throw failed.get();

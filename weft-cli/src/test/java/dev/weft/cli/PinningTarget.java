@@ -9,8 +9,7 @@ import java.time.Duration;
  */
 public final class PinningTarget {
 
-    private PinningTarget() {
-    }
+    private PinningTarget() {}
 
     public static void main(String[] args) throws Exception {
         Thread pinner = Thread.ofPlatform().daemon(true).name("pinner").start(() -> {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 
 class PinsCommandTest {
 
-    private static final String JAVA = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String JAVA =
+            Path.of(System.getProperty("java.home"), "bin", "java").toString();
     private static final boolean JDK_24_PLUS = Runtime.version().feature() >= 24;
     private static Process target;
     private static long pid;
@@ -30,8 +31,11 @@ class PinsCommandTest {
 
     @BeforeAll
     static void startTarget() throws IOException {
-        target = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"), PinningTarget.class.getName()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String line = new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine();
+        target = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"), PinningTarget.class.getName())
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
+        String line =
+                new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8)).readLine();
         assertTrue(line != null && line.startsWith("ready "), "the target JVM did not start: " + line);
         pid = Long.parseLong(line.substring("ready ".length()));
     }
@@ -45,7 +49,10 @@ class PinsCommandTest {
     }
 
     private int run(String... args) {
-        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Main.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     private String out() {
@@ -59,7 +66,8 @@ class PinsCommandTest {
     @Test
     void recordsTheTargetsPinsAsJsonWithItsSchedulerHealth() throws Exception {
         assertEquals(0, run("pins", Long.toString(pid), "--for", "2s", "--json"), err());
-        assertTrue(err().contains("recording pinned virtual threads in JVM " + pid + " (" + PinningTarget.class.getName()),
+        assertTrue(
+                err().contains("recording pinned virtual threads in JVM " + pid + " (" + PinningTarget.class.getName()),
                 err());
         JsonNode report = new ObjectMapper().readTree(out());
         assertEquals(pid, report.get("pid").asLong());
@@ -69,7 +77,9 @@ class PinsCommandTest {
         JsonNode site = report.get("sites").get(0);
         assertTrue(site.get("frames").findValuesAsText("class").contains("dev.weft.pin.ProbeInit"), site.toString());
         if (JDK_24_PLUS) {
-            assertEquals("VM call to dev.weft.pin.ProbeInit.<clinit> on stack", site.get("reason").asText());
+            assertEquals(
+                    "VM call to dev.weft.pin.ProbeInit.<clinit> on stack",
+                    site.get("reason").asText());
         }
         JsonNode scheduler = report.get("scheduler");
         assertTrue(scheduler.get("samples").asInt() >= 2, scheduler.toString());
@@ -101,8 +111,9 @@ class PinsCommandTest {
     void anInterruptedRunStopsItsRecordingAndOpensNothing() throws Exception {
         java.util.Set<String> before = listeningSockets(pid);
         java.util.concurrent.atomic.AtomicInteger code = new java.util.concurrent.atomic.AtomicInteger(-1);
-        Thread runner = Thread.ofPlatform().name("weft-pins-under-test").start(
-                () -> code.set(run("pins", Long.toString(pid), "--for", "10m")));
+        Thread runner = Thread.ofPlatform()
+                .name("weft-pins-under-test")
+                .start(() -> code.set(run("pins", Long.toString(pid), "--for", "10m")));
         awaitWeftRecording(true);
         runner.interrupt();
         runner.join(TimeUnit.SECONDS.toMillis(60));
@@ -118,9 +129,19 @@ class PinsCommandTest {
         // A separate weft JVM without --add-exports: it drives the target through the jcmd program.
         java.util.Set<String> before = listeningSockets(pid);
         Path tmp = java.nio.file.Files.createTempDirectory("weft-pins-test-");
-        Process weft = new ProcessBuilder(JAVA, "-Djava.io.tmpdir=" + tmp, "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-                "pins", Long.toString(pid), "--for", "10m").redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        Process weft = new ProcessBuilder(
+                        JAVA,
+                        "-Djava.io.tmpdir=" + tmp,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Main.class.getName(),
+                        "pins",
+                        Long.toString(pid),
+                        "--for",
+                        "10m")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         try {
             awaitWeftRecording(true);
         } finally {
@@ -137,19 +158,31 @@ class PinsCommandTest {
 
     @Test
     void schedulerLinesAreReadFromTheJdksOwnOutput() {
-        var s = new RemoteScheduler(null, null).parse(java.time.Instant.EPOCH, "java.util.concurrent.ForkJoinPool@19a935dc[Running,"
-                + " parallelism = 2, size = 3, active = 1, running = 1, steals = 7, tasks = 4, submissions = 5]", 10, 12, 30);
+        var s = new RemoteScheduler(null, null)
+                .parse(
+                        java.time.Instant.EPOCH,
+                        "java.util.concurrent.ForkJoinPool@19a935dc[Running,"
+                                + " parallelism = 2, size = 3, active = 1, running = 1, steals = 7, tasks = 4, submissions = 5]",
+                        10,
+                        12,
+                        30);
         assertTrue(s.schedulerAvailable());
         assertEquals(2, s.parallelism());
         assertEquals(3, s.poolSize());
         assertEquals(1, s.mountedVirtualThreads());
         assertEquals(9, s.queuedVirtualThreads());
         assertEquals(10, s.livePlatformThreads());
-        var old = new RemoteScheduler(null, null).parse(java.time.Instant.EPOCH,
-                "java.lang.IllegalArgumentException: Unknown diagnostic command", 10, 12, 30);
+        var old = new RemoteScheduler(null, null)
+                .parse(
+                        java.time.Instant.EPOCH,
+                        "java.lang.IllegalArgumentException: Unknown diagnostic command",
+                        10,
+                        12,
+                        30);
         assertFalse(old.schedulerAvailable());
         assertEquals(RemoteScheduler.NEEDS_24, old.unavailableReason());
-        assertEquals(12, PerfCounters.counter("java.threads.live=10\njava.threads.livePeak=12\n", "java.threads.livePeak"));
+        assertEquals(
+                12, PerfCounters.counter("java.threads.live=10\njava.threads.livePeak=12\n", "java.threads.livePeak"));
         assertEquals(-1, PerfCounters.counter("java.threads.live=10\n", "java.threads.started"));
     }
 
@@ -171,7 +204,8 @@ class PinsCommandTest {
         java.util.Set<String> listening = new java.util.TreeSet<>();
         for (String table : new String[] {"tcp", "tcp6"}) {
             // the table is the network namespace's: read it once, keep the target's inodes
-            java.util.List<String> lines = java.nio.file.Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table));
+            java.util.List<String> lines =
+                    java.nio.file.Files.readAllLines(Path.of("/proc", Long.toString(pid), "net", table));
             for (String line : lines.subList(1, lines.size())) {
                 String[] f = line.trim().split("\\s+");
                 if (f[3].equals("0A") && inodes.contains(f[9])) {
@@ -183,8 +217,12 @@ class PinsCommandTest {
     }
 
     private static String jfrCheck() throws Exception {
-        Process check = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(pid), "JFR.check").redirectErrorStream(true).start();
+        Process check = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        Long.toString(pid),
+                        "JFR.check")
+                .redirectErrorStream(true)
+                .start();
         String recordings = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(check.waitFor(60, TimeUnit.SECONDS));
         return recordings;
@@ -205,11 +243,15 @@ class PinsCommandTest {
 
     @Test
     void aPidThatIsNotRunningIsNamed() throws Exception {
-        Process gone = new ProcessBuilder(JAVA, "-version").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        Process gone = new ProcessBuilder(JAVA, "-version")
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         gone.waitFor();
         assertEquals(1, run("pins", Long.toString(gone.pid()), "--for", "1s"));
-        assertTrue(err().contains("no process with pid " + gone.pid() + " is running; jps -l lists the running JVMs"), err());
+        assertTrue(
+                err().contains("no process with pid " + gone.pid() + " is running; jps -l lists the running JVMs"),
+                err());
     }
 
     @Test
@@ -228,7 +270,10 @@ class PinsCommandTest {
     @Test
     void badArgumentsExitTwoWithTheUsage() {
         assertEquals(2, run("pins", "java"));
-        assertTrue(err().contains("usage: java -jar weft-cli-<version>.jar pins <pid> [--for DURATION] [--depth N] [--json]"), err());
+        assertTrue(
+                err().contains(
+                                "usage: java -jar weft-cli-<version>.jar pins <pid> [--for DURATION] [--depth N] [--json]"),
+                err());
         assertEquals(2, run("pins", "1", "--for", "soon"));
         assertTrue(err().contains("'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S"), err());
         assertEquals(2, run("pins", "1", "--for", "0s"));
@@ -261,10 +306,14 @@ class PinsCommandTest {
     @Test
     void attachFailuresSayWhatToDo() {
         Exception perm = new IOException("Permission denied");
-        assertEquals("JVM 42 belongs to user app and weft runs as dev; attaching needs the same user: run sudo -u app"
-                + " ./weft pins 42", PinsCommand.attachFailure(42, "app", "dev", "java", perm));
-        assertTrue(PinsCommand.attachFailure(42, "dev", "dev", "java", perm).startsWith("no permission to attach to JVM 42"));
-        assertEquals("no JVM with pid 42 is running; jps -l lists the running JVMs",
+        assertEquals(
+                "JVM 42 belongs to user app and weft runs as dev; attaching needs the same user: run sudo -u app"
+                        + " ./weft pins 42",
+                PinsCommand.attachFailure(42, "app", "dev", "java", perm));
+        assertTrue(PinsCommand.attachFailure(42, "dev", "dev", "java", perm)
+                .startsWith("no permission to attach to JVM 42"));
+        assertEquals(
+                "no JVM with pid 42 is running; jps -l lists the running JVMs",
                 PinsCommand.attachFailure(42, null, "dev", null, new IOException("non existent JVM pid: 42")));
     }
 }

@@ -31,8 +31,12 @@ class NetflixLimitTest {
 
     @Test
     void aimdGrowsWhileBusyAndBacksOffOnADropThroughALimiter() throws Exception {
-        AdaptiveLimit aimd = NetflixLimit.of(AIMDLimit.newBuilder().initialLimit(10).minLimit(1).maxLimit(100)
-                .timeout(1, TimeUnit.MINUTES).build());
+        AdaptiveLimit aimd = NetflixLimit.of(AIMDLimit.newBuilder()
+                .initialLimit(10)
+                .minLimit(1)
+                .maxLimit(100)
+                .timeout(1, TimeUnit.MINUTES)
+                .build());
         Limiter limiter = Limiter.builder("aimd", aimd).maxWaiting(0).build();
         List<Limiter.Permit> held = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -52,25 +56,36 @@ class NetflixLimitTest {
     @Test
     void vegasSettlesJustAboveTheKneeFromBelowAndFromAbove() {
         for (int initial : new int[] {2, 40}) {
-            AdaptiveLimit vegas = NetflixLimit.of(VegasLimit.newBuilder().initialLimit(initial).maxConcurrency(200).build());
+            AdaptiveLimit vegas = NetflixLimit.of(VegasLimit.newBuilder()
+                    .initialLimit(initial)
+                    .maxConcurrency(200)
+                    .build());
             int settled = simulate(vegas, 4 * KNEE, 6000);
-            assertTrue(settled >= KNEE && settled <= 2 * KNEE,
+            assertTrue(
+                    settled >= KNEE && settled <= 2 * KNEE,
                     "from " + initial + ": settled at " + settled + " for a knee at " + KNEE);
         }
     }
 
     @Test
     void aimdWithATimeoutAboveTheBaseLatencySettlesNearTheKnee() {
-        AdaptiveLimit aimd = NetflixLimit.of(AIMDLimit.newBuilder().initialLimit(2).minLimit(1).maxLimit(200)
-                .timeout(BASE * 2, TimeUnit.NANOSECONDS).build());
+        AdaptiveLimit aimd = NetflixLimit.of(AIMDLimit.newBuilder()
+                .initialLimit(2)
+                .minLimit(1)
+                .maxLimit(200)
+                .timeout(BASE * 2, TimeUnit.NANOSECONDS)
+                .build());
         int settled = simulate(aimd, 4 * KNEE, 6000);
         assertTrue(settled >= KNEE / 2 && settled <= 3 * KNEE, "settled at " + settled + " for a knee at " + KNEE);
     }
 
     @Test
     void gradient2ShrinksWhenLatencySuddenlyRises() {
-        AdaptiveLimit gradient = NetflixLimit.of(Gradient2Limit.newBuilder().initialLimit(40).minLimit(1)
-                .maxConcurrency(200).build());
+        AdaptiveLimit gradient = NetflixLimit.of(Gradient2Limit.newBuilder()
+                .initialLimit(40)
+                .minLimit(1)
+                .maxConcurrency(200)
+                .build());
         long start = 0;
         for (int i = 0; i < 1000; i++) {
             gradient.onSample(start, BASE, 40, false); // busy at a steady latency

@@ -19,7 +19,8 @@ abstract class Binder {
     abstract void run(Context.Snapshot bindings, Runnable body);
 
     /** Calls {@code body} with exactly {@code bindings} in effect. */
-    abstract <T, X extends Throwable> T call(Context.Snapshot bindings, Context.CallableOp<? extends T, X> body) throws X;
+    abstract <T, X extends Throwable> T call(Context.Snapshot bindings, Context.CallableOp<? extends T, X> body)
+            throws X;
 
     /** {@code scoped-value} or {@code thread-local}. */
     abstract String name();
@@ -38,7 +39,8 @@ abstract class Binder {
     }
 
     private static Binder select() {
-        String wanted = System.getProperty(Context.IMPLEMENTATION_PROPERTY, "").strip().toLowerCase(Locale.ROOT);
+        String wanted =
+                System.getProperty(Context.IMPLEMENTATION_PROPERTY, "").strip().toLowerCase(Locale.ROOT);
         switch (wanted) {
             case "", "scoped-value" -> {
                 Binder scoped = scopedValueBinder();
@@ -55,8 +57,9 @@ abstract class Binder {
             case "thread-local" -> {
                 return new ThreadLocalBinder();
             }
-            default -> throw new IllegalStateException("system property " + Context.IMPLEMENTATION_PROPERTY
-                    + "=" + wanted + " is not an implementation; set it to scoped-value or thread-local, or leave it unset");
+            default ->
+                throw new IllegalStateException("system property " + Context.IMPLEMENTATION_PROPERTY + "=" + wanted
+                        + " is not an implementation; set it to scoped-value or thread-local, or leave it unset");
         }
     }
 
@@ -66,7 +69,9 @@ abstract class Binder {
         }
         try {
             // Compiled with --release 25 into the same package; absent when weft was built on an older JDK.
-            return (Binder) Class.forName("dev.weft.context.ScopedValueBinder").getDeclaredConstructor().newInstance();
+            return (Binder) Class.forName("dev.weft.context.ScopedValueBinder")
+                    .getDeclaredConstructor()
+                    .newInstance();
         } catch (ReflectiveOperationException | LinkageError e) {
             return null;
         }

@@ -15,8 +15,7 @@ final class Carriers {
     /** Copy-on-write: registration is rare, capture is on every conveyance. */
     private static volatile ContextCarrier<?>[] registered = NONE;
 
-    private Carriers() {
-    }
+    private Carriers() {}
 
     /**
      * What one snapshot carries: the carriers registered when it was captured and the state each
@@ -143,8 +142,8 @@ final class Carriers {
      * frame per carrier and no lambda: this is on every conveyed task's path.
      */
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static <T, X extends Throwable> T attachFrom(int i, Carried c, Context.Snapshot s, Runnable run,
-            Context.CallableOp<? extends T, X> call) throws X {
+    private static <T, X extends Throwable> T attachFrom(
+            int i, Carried c, Context.Snapshot s, Runnable run, Context.CallableOp<? extends T, X> call) throws X {
         Object[] states = c.states;
         while (i < states.length && states[i] == null) {
             i++;

@@ -56,8 +56,7 @@ public final class Context {
      */
     public static final String IMPLEMENTATION_PROPERTY = "weft.context";
 
-    private Context() {
-    }
+    private Context() {}
 
     /**
      * Bindings of {@code key} to {@code value}, to put in effect for a body with
@@ -276,7 +275,8 @@ public final class Context {
                     n++;
                 }
             }
-            return n == ks.length ? new Snapshot(ks, vs, carried)
+            return n == ks.length
+                    ? new Snapshot(ks, vs, carried)
                     : new Snapshot(Arrays.copyOf(ks, n), Arrays.copyOf(vs, n), carried);
         }
 

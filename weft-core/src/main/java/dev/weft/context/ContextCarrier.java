@@ -14,7 +14,7 @@ import java.util.Objects;
  *       which every conveyance calls once at the hand-off, and {@link Context.Bindings#run}/
  *       {@link Context.Bindings#call}, which bind keys in the current thread): once per snapshot,
  *       whatever the number of keys or of tasks that snapshot later runs;</li>
-     *   <li>{@link #attach} runs in the thread that runs a task with that snapshot, just before the
+ *   <li>{@link #attach} runs in the thread that runs a task with that snapshot, just before the
  *       snapshot's keys are put in effect (read them from its {@code keys} argument), and the
  *       {@link Restore} it returns runs after the task, in the same thread, whether the task
  *       returned or threw.</li>
@@ -92,7 +92,7 @@ public interface ContextCarrier<S> {
     interface Restore {
 
         /** Restores nothing: what {@link #attach} returns when it changed nothing. */
-        Restore NOTHING = () -> { };
+        Restore NOTHING = () -> {};
 
         /** Puts back what was in effect before {@link #attach}. */
         void restore();

@@ -108,5 +108,4 @@ final class ContextExecutorService implements ExecutorService {
     public String toString() {
         return "Context.wrap(" + delegate + ")";
     }
-
 }

@@ -44,7 +44,8 @@ public final class ContextKey<T> {
     private ContextKey(String name, T defaultValue, boolean hidden) {
         Objects.requireNonNull(name, "name");
         if (name.isBlank()) {
-            throw new IllegalArgumentException("a context key needs a name for messages and debugging, e.g. \"request-id\"");
+            throw new IllegalArgumentException(
+                    "a context key needs a name for messages and debugging, e.g. \"request-id\"");
         }
         this.name = name;
         this.defaultValue = defaultValue;

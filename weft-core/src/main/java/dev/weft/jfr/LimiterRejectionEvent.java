@@ -13,6 +13,5 @@ public final class LimiterRejectionEvent {
     /** The event's name in recordings: {@link dev.weft.limit.LimiterRejectionEvent#NAME}. */
     public static final String NAME = dev.weft.limit.LimiterRejectionEvent.NAME;
 
-    private LimiterRejectionEvent() {
-    }
+    private LimiterRejectionEvent() {}
 }

@@ -14,6 +14,5 @@ public final class PipelineStopEvent {
     /** The event's name in recordings: {@code dev.weft.async.PipelineStopEvent.NAME}. */
     public static final String NAME = "dev.weft.PipelineStop";
 
-    private PipelineStopEvent() {
-    }
+    private PipelineStopEvent() {}
 }

@@ -13,6 +13,5 @@ public final class ScopeEvent {
     /** The event's name in recordings: {@link dev.weft.scope.ScopeEvent#NAME}. */
     public static final String NAME = dev.weft.scope.ScopeEvent.NAME;
 
-    private ScopeEvent() {
-    }
+    private ScopeEvent() {}
 }

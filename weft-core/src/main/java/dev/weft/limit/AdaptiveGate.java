@@ -2,9 +2,9 @@ package dev.weft.limit;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Permits that follow an {@link AdaptiveLimit}: a caller gets in only while fewer than
@@ -33,7 +33,7 @@ final class AdaptiveGate implements Gate {
     private static final class Waiter {
         final Condition turn;
         boolean granted; // guarded by lock
-        int inFlight;    // guarded by lock: the permits held once this one was granted
+        int inFlight; // guarded by lock: the permits held once this one was granted
 
         Waiter(Condition turn) {
             this.turn = turn;

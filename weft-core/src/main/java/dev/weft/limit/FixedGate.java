@@ -37,7 +37,7 @@ final class FixedGate implements Gate {
     private void await() throws InterruptedException {
         // A place in the queue is claimed only while one is free, so waiting() never reads more
         // than maxWaiting, not even for a caller about to be rejected.
-        for (;;) {
+        for (; ; ) {
             int w = waiting.get();
             if (w >= maxWaiting) {
                 rejected.increment();

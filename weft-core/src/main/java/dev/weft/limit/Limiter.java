@@ -145,7 +145,8 @@ public final class Limiter {
         try {
             result = task.call();
         } catch (Throwable t) {
-            if (t instanceof TimeoutException || t instanceof RejectedExecutionException
+            if (t instanceof TimeoutException
+                    || t instanceof RejectedExecutionException
                     || t instanceof InterruptedIOException) {
                 permit.closeDropped();
             } else {
@@ -221,6 +222,7 @@ public final class Limiter {
         private final Gate gate;
         final long startNanos;
         final int inFlight;
+
         @SuppressWarnings("unused") // through RELEASED
         private volatile boolean released;
 
@@ -303,7 +305,8 @@ public final class Limiter {
         public Builder maxWait(Duration maxWait) {
             Objects.requireNonNull(maxWait, "maxWait");
             if (maxWait.isNegative()) {
-                throw new IllegalArgumentException("limiter " + name + ": maxWait must not be negative; got " + maxWait);
+                throw new IllegalArgumentException(
+                        "limiter " + name + ": maxWait must not be negative; got " + maxWait);
             }
             this.maxWait = maxWait;
             return this;

@@ -42,8 +42,7 @@ public final class LimiterRejectionEvent extends Event {
     @Timespan(Timespan.NANOSECONDS)
     long waited;
 
-    LimiterRejectionEvent() {
-    }
+    LimiterRejectionEvent() {}
 
     /**
      * Commits a rejection when a recording has {@value #NAME} enabled.

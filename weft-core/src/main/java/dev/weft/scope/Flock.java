@@ -42,11 +42,11 @@ final class Flock {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition idle = lock.newCondition();
-    private volatile Subtask<?>[] forked = new Subtask<?>[16];   // written by the owner only
-    private volatile long forkCount;                              // written by the owner only
+    private volatile Subtask<?>[] forked = new Subtask<?>[16]; // written by the owner only
+    private volatile long forkCount; // written by the owner only
     private final AtomicLong completed = new AtomicLong();
     private volatile boolean ownerWaiting;
-    private final Set<Thread> spawned = new HashSet<>();          // guarded by lock
+    private final Set<Thread> spawned = new HashSet<>(); // guarded by lock
 
     /** Appends a forked subtask for sweeps to see; counts it as live. Owner only. */
     private void add(Subtask<?> subtask) {
@@ -66,7 +66,7 @@ final class Flock {
      * meanwhile, and the subtask, which must never start, is CANCELLED and counted ended. Owner only.
      */
     boolean publish(Subtask<?> subtask, Thread thread, ScopeState state) {
-        subtask.thread = thread;   // before it is published: a sweep that sees the subtask sees its thread
+        subtask.thread = thread; // before it is published: a sweep that sees the subtask sees its thread
         add(subtask);
         if (state.isCancelled()) {
             subtask.cancelUnstarted();
@@ -94,7 +94,7 @@ final class Flock {
         try {
             t.start();
         } catch (Throwable e) {
-            spawnEnded(t);   // never ran, so close must not wait for it
+            spawnEnded(t); // never ran, so close must not wait for it
             throw e;
         }
         return t;
@@ -106,7 +106,7 @@ final class Flock {
         if (ownerWaiting && done >= forkCount) {
             lock.lock();
             try {
-                idle.signalAll();   // join waits for the forks; close also for spawned threads
+                idle.signalAll(); // join waits for the forks; close also for spawned threads
             } finally {
                 lock.unlock();
             }
@@ -183,7 +183,7 @@ final class Flock {
             lock.unlock();
         }
         Thread self = Thread.currentThread();
-        int n = (int) forkCount;          // read the count first: the array is at least as new
+        int n = (int) forkCount; // read the count first: the array is at least as new
         Subtask<?>[] a = forked;
         for (int i = 0; i < n; i++) {
             Thread t = a[i].thread;

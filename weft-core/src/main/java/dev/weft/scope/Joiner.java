@@ -67,8 +67,7 @@ public interface Joiner<R> {
      * {@link Subtask.State#CANCELLED}, and this is where its exception can still be seen. Default:
      * ignore it.
      */
-    default void onFailureAfterCancel(Throwable failure) {
-    }
+    default void onFailureAfterCancel(Throwable failure) {}
 
     /**
      * Called by {@link Scope#join()} when the scope's deadline passed before it was decided.

@@ -14,8 +14,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  */
 final class Joiners {
 
-    private Joiners() {
-    }
+    private Joiners() {}
 
     /**
      * A policy's joiner: it serves one scope, whose name its messages carry; opening a second
@@ -53,13 +52,13 @@ final class Joiners {
     }
 
     /** All must succeed, join returning null: an AllSucceed whose List is never made. */
-    @SuppressWarnings("unchecked")   // result() returns null when it collects nothing: no List is ever seen as Void
+    @SuppressWarnings("unchecked") // result() returns null when it collects nothing: no List is ever seen as Void
     static Joiner<Void> allSucceedNoResults(String factory) {
         return (Joiner<Void>) (Joiner<?>) new AllSucceed<>(false, factory);
     }
 
     /** A new joiner of {@code policy}: its constants make the joiners that return null. */
-    @SuppressWarnings("deprecation")   // Scope.Policy: kept as an alias of the factories
+    @SuppressWarnings("deprecation") // Scope.Policy: kept as an alias of the factories
     static Joiner<Void> ofPolicy(Scope.Policy policy) {
         return switch (policy) {
             case ALL_SUCCEED -> allSucceedNoResults("awaitAllSuccessfulOrThrow");
@@ -69,8 +68,7 @@ final class Joiners {
     }
 
     /** A failure and the subtask it came from (null after the scope was cancelled). */
-    private record Failure(Subtask<?> subtask, Throwable failure) {
-    }
+    private record Failure(Subtask<?> subtask, Throwable failure) {}
 
     /** Throws {@code first}'s exception with every other failure in {@code all} suppressed (each once). */
     static Exception withSuppressed(Throwable first, Queue<Failure> all) {
@@ -92,7 +90,7 @@ final class Joiners {
     /** Every subtask must succeed; with {@code results}, join returns their results in fork order, else null. */
     static final class AllSucceed<T> extends Builtin<List<T>> {
         private final Queue<Failure> failures = new ConcurrentLinkedQueue<>();
-        private final List<Subtask<?>> forked;   // owner only; null unless join returns the results
+        private final List<Subtask<?>> forked; // owner only; null unless join returns the results
 
         AllSucceed(boolean results, String factory) {
             super(factory, results ? "ALL_SUCCESSFUL" : "ALL_SUCCEED");
@@ -123,7 +121,7 @@ final class Joiners {
 
         /** Throws the failure that decided the scope (its subtask is the FAILED one), the others suppressed. */
         @Override
-        @SuppressWarnings("unchecked")   // the caller's T: what its tasks return
+        @SuppressWarnings("unchecked") // the caller's T: what its tasks return
         public List<T> result() throws Exception {
             for (Failure f : failures) {
                 if (f.subtask != null && f.subtask.state() == Subtask.State.FAILED) {
@@ -146,7 +144,7 @@ final class Joiners {
         private final Queue<Failure> failures = new ConcurrentLinkedQueue<>();
         private final Queue<Subtask<?>> successes = new ConcurrentLinkedQueue<>();
         private final boolean returnsResult;
-        private long forks;   // owner only
+        private long forks; // owner only
 
         FirstSuccess(boolean result, String factory) {
             super(factory, result ? "ANY_SUCCESSFUL" : "FIRST_SUCCESS");
@@ -171,7 +169,7 @@ final class Joiners {
         }
 
         @Override
-        @SuppressWarnings("unchecked")   // the caller's T: what its tasks return
+        @SuppressWarnings("unchecked") // the caller's T: what its tasks return
         public T result() throws Exception {
             for (Subtask<?> s : successes) {
                 if (s.state() == Subtask.State.SUCCESS) {

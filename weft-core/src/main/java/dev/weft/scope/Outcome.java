@@ -62,7 +62,7 @@ final class Outcome {
             asks = true;
         }
         if (asks ? state.cancel(ScopeState.DECIDED) : !state.isCancelled()) {
-            subtask.accept();   // shown to everyone before the sweep wakes the others
+            subtask.accept(); // shown to everyone before the sweep wakes the others
             if (asks) {
                 sweep.run();
             }
@@ -100,12 +100,13 @@ final class Outcome {
     Object result(String scope, Duration timeout) throws Exception {
         Throwable broken = joinerFailure.get();
         if (broken != null) {
-            throw broken instanceof Exception e ? e
+            throw broken instanceof Exception e
+                    ? e
                     : new IllegalStateException("scope " + scope + ": its joiner " + joiner + " failed", broken);
         }
         int cause = state.cause();
         if (cause == ScopeState.DISCARDED) {
-            return null;   // the owner cancelled first: it discarded the outcome
+            return null; // the owner cancelled first: it discarded the outcome
         }
         if (cause == ScopeState.TIMED_OUT) {
             try {

@@ -51,14 +51,14 @@ final class PermitWait {
         InterruptedException outside = null;
         wait.set(WAITING);
         try {
-            if (!state.isCancelled()) {   // read after WAITING is published: a canceller sees one or the other
+            if (!state.isCancelled()) { // read after WAITING is published: a canceller sees one or the other
                 permit = limiter.acquire();
             }
         } catch (InterruptedException e) {
             outside = e;
         } finally {
             if (!wait.compareAndSet(WAITING, NOT_WAITING)) {
-                interrupting.lock();   // the canceller holds it until its interrupt is delivered
+                interrupting.lock(); // the canceller holds it until its interrupt is delivered
                 try {
                     Thread.interrupted();
                     outside = null;

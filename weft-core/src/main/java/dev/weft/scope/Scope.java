@@ -5,7 +5,6 @@ import dev.weft.context.ContextKey;
 import dev.weft.limit.Limiter;
 import dev.weft.thread.internal.VirtualTimer;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
@@ -80,8 +79,7 @@ import org.jetbrains.annotations.Blocking;
 public final class Scope implements AutoCloseable {
 
     /**
-     * The three policies of earlier releases, each a factory of a new {@link Joiner} for every
-     * scope it opens.
+     * The three policies of earlier releases, each a factory of a new {@link Joiner} per scope.
      * @deprecated give a joiner instead ({@link Builder#joiner}, {@link Scope#open(Joiner)}):
      *             {@code ALL_SUCCEED} is {@link Joiner#awaitAllSuccessfulOrThrow()},
      *             {@code FIRST_SUCCESS} {@link Joiner#anySuccessfulResultOrThrow()} (whose join
@@ -113,23 +111,25 @@ public final class Scope implements AutoCloseable {
      */
 
     private final String name;
+
     @SuppressWarnings("deprecation")
-    private final Policy policy;                                  // null for a joiner of the caller's own
+    private final Policy policy; // null for a joiner of the caller's own
+
     private final Joiner<?> joiner;
     private final Thread owner;
     private final Limiter limiter;
     private final ThreadFactory threads;
     private final Duration timeout;
-    private final long deadlineNanos;                             // System.nanoTime() of the deadline, or Long.MAX_VALUE
+    private final long deadlineNanos; // System.nanoTime() of the deadline, or Long.MAX_VALUE
     private final ScheduledFuture<?> deadlineTask;
     private final ScopeState state = new ScopeState();
     private final Flock flock = new Flock();
     private final PermitWait permitWait;
     final ScopeTree tree;
     private final Outcome outcome;
-    private int forkedSinceJoin;                                  // owner only
-    private long forks;                                           // owner only
-    private final ScopeEvent jfr = ScopeEvent.opened();           // null unless a recording enables dev.weft.Scope
+    private int forkedSinceJoin; // owner only
+    private long forks; // owner only
+    private final ScopeEvent jfr = ScopeEvent.opened(); // null unless a recording enables dev.weft.Scope
 
     Scope(ScopeBuilder o) {
         long opened = System.nanoTime();
@@ -139,7 +139,7 @@ public final class Scope implements AutoCloseable {
         this.joiner = o.joinerForScope();
         this.outcome = new Outcome(joiner, state, this::sweep);
         if (joiner instanceof Joiners.Builtin<?> builtin) {
-            builtin.bind(this);   // weft's joiners name their scope in messages, and serve only it
+            builtin.bind(this); // weft's joiners name their scope in messages, and serve only it
         }
         this.owner = Thread.currentThread();
         this.permitWait = new PermitWait(owner);
@@ -270,14 +270,15 @@ public final class Scope implements AutoCloseable {
                     + " before close, or open a new scope");
         }
         Limiter.Permit permit = limiter != null && !state.isCancelled()
-                ? permitWait.acquire(limiter, state, () -> cancel(ScopeState.CANCELLED)) : null;
+                ? permitWait.acquire(limiter, state, () -> cancel(ScopeState.CANCELLED))
+                : null;
         Subtask<T> subtask = new Subtask<>(this, task, permit, forks++);
         forkedSinceJoin++;
         boolean started = limiter == null || permit != null;
         Thread thread;
         try {
             if (started && !state.isCancelled()) {
-                outcome.forked(subtask);   // the joiner may decide the scope with this fork
+                outcome.forked(subtask); // the joiner may decide the scope with this fork
             }
             if (!started || state.isCancelled()) {
                 subtask.cancelUnstarted();
@@ -322,7 +323,8 @@ public final class Scope implements AutoCloseable {
         Thread t = flock.spawn(threads, () -> tree.runSpawned(() -> context.run(task)), state);
         if (t == null) {
             throw state.isClosed()
-                    ? new IllegalStateException("scope " + name + " is closed; spawn while it is open, or in a new scope")
+                    ? new IllegalStateException(
+                            "scope " + name + " is closed; spawn while it is open, or in a new scope")
                     : new CancellationException("scope " + name + " is cancelled; nothing more starts in it");
         }
         return t;
@@ -331,7 +333,7 @@ public final class Scope implements AutoCloseable {
     /** A subtask's completion, in its thread: see {@link Outcome}. */
     <T> void completed(Subtask<T> subtask, T value, Throwable failure) {
         outcome.completed(subtask, value, failure);
-        subtask.thread = null;   // ended: nothing to interrupt, and the thread can be collected
+        subtask.thread = null; // ended: nothing to interrupt, and the thread can be collected
         flock.ended();
     }
 
@@ -397,7 +399,7 @@ public final class Scope implements AutoCloseable {
      * @throws IllegalArgumentException if {@code joiner} is not this scope's joiner
      */
     @Blocking
-    @SuppressWarnings("unchecked")   // checked: it is this scope's joiner, whose result is an R
+    @SuppressWarnings("unchecked") // checked: it is this scope's joiner, whose result is an R
     public <R> R join(Joiner<R> joiner) throws Exception {
         if (joiner != this.joiner) {
             checkOwner("join");
@@ -451,7 +453,7 @@ public final class Scope implements AutoCloseable {
             if (before == ScopeState.OPEN) {
                 sweep();
             }
-            interrupted = flock.await(true, () -> { });
+            interrupted = flock.await(true, () -> {});
         } finally {
             if (deadlineTask != null) {
                 deadlineTask.cancel(false);
@@ -493,7 +495,6 @@ public final class Scope implements AutoCloseable {
      * wins. (The methods are written in the package-private ScopeBuilder, this class's body.)
      */
     public static final class Builder extends ScopeBuilder {
-        private Builder() {
-        }
+        private Builder() {}
     }
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.ThreadFactory;
  * <p>Options that exclude each other replace each other (joiner / policy, timeout / deadline,
  * maxConcurrency / limiter): the last one set wins.
  */
-@SuppressWarnings("deprecation")   // Scope.Policy: kept as an alias of the joiner factories
+@SuppressWarnings("deprecation") // Scope.Policy: kept as an alias of the joiner factories
 abstract sealed class ScopeBuilder permits Scope.Builder {
     String name = "scope";
     Scope.Policy policy = Scope.Policy.ALL_SUCCEED;
@@ -29,8 +29,7 @@ abstract sealed class ScopeBuilder permits Scope.Builder {
     Limiter limiter;
     ThreadFactory threads;
 
-    ScopeBuilder() {
-    }
+    ScopeBuilder() {}
 
     private Scope.Builder self() {
         return (Scope.Builder) this;
@@ -105,8 +104,8 @@ abstract sealed class ScopeBuilder permits Scope.Builder {
      */
     public Scope.Builder maxConcurrency(int n) {
         if (n <= 0) {
-            throw new IllegalArgumentException("scope " + name + ": maxConcurrency must be positive; got " + n
-                    + " (leave it unset for no cap)");
+            throw new IllegalArgumentException(
+                    "scope " + name + ": maxConcurrency must be positive; got " + n + " (leave it unset for no cap)");
         }
         this.maxConcurrency = n;
         this.limiter = null;

@@ -41,11 +41,11 @@ public final class ScopeEvent extends Event {
     long forks;
 
     @Label("Outcome")
-    @Description("succeeded, timed out, failed: <exception class> (the last join's), cancelled, not joined or closed without a join")
+    @Description(
+            "succeeded, timed out, failed: <exception class> (the last join's), cancelled, not joined or closed without a join")
     String outcome;
 
-    ScopeEvent() {
-    }
+    ScopeEvent() {}
 
     /**
      * An event begun now when a recording has {@value #NAME} enabled, else null: a scope nobody
@@ -93,8 +93,7 @@ public final class ScopeEvent extends Event {
      * @param unjoined  subtasks were forked after the last join
      * @param cancelled the scope was cancelled
      */
-    static void closed(ScopeEvent event, String name, Object policy, long forks, boolean unjoined,
-            boolean cancelled) {
+    static void closed(ScopeEvent event, String name, Object policy, long forks, boolean unjoined, boolean cancelled) {
         if (event == null) {
             return;
         }
@@ -103,8 +102,9 @@ public final class ScopeEvent extends Event {
             event.name = name;
             event.policy = String.valueOf(policy);
             event.forks = forks;
-            event.outcome = unjoined ? "not joined" : event.outcome != null ? event.outcome
-                    : cancelled ? "cancelled" : "closed without a join";
+            event.outcome = unjoined
+                    ? "not joined"
+                    : event.outcome != null ? event.outcome : cancelled ? "cancelled" : "closed without a join";
             event.commit();
         }
     }

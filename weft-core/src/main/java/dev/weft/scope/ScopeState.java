@@ -53,7 +53,7 @@ final class ScopeState {
      * before (with {@link #CLOSED} set if it was closed already).
      */
     int close() {
-        for (;;) {
+        for (; ; ) {
             int s = state.get();
             if ((s & CLOSED) != 0 || state.compareAndSet(s, (s == OPEN ? CANCELLED : s) | CLOSED)) {
                 return s;

@@ -42,11 +42,11 @@ final class ScopeTree {
     private final Scope scope;
     private final Handle handle;
     private final Scope previouslyOwned;
-    private final Scope openedIn;                                 // the scope whose fork or spawned thread opened this one
+    private final Scope openedIn; // the scope whose fork or spawned thread opened this one
     private final ReentrantLock lock = new ReentrantLock();
-    private final Set<Scope> openedByForks = new HashSet<>();     // guarded by lock: scopes opened in this one's threads
-    private volatile int openedByForksCount;                      // their number, read without the lock
-    private Context.Snapshot forkBase;                            // owner only: forkContext's cache
+    private final Set<Scope> openedByForks = new HashSet<>(); // guarded by lock: scopes opened in this one's threads
+    private volatile int openedByForksCount; // their number, read without the lock
+    private Context.Snapshot forkBase; // owner only: forkContext's cache
     private Context.Snapshot forkContext;
 
     /** Places {@code scope}, being opened by the calling thread, in the tree; {@link #enter} makes it current. */
@@ -227,7 +227,7 @@ final class ScopeTree {
         for (Scope inner : left) {
             names.add(inner.name());
             try {
-                inner.close();   // this thread owns it: close cancels what still runs and waits for it
+                inner.close(); // this thread owns it: close cancels what still runs and waits for it
             } catch (RuntimeException e) {
                 complaints.add(e);
             }

@@ -81,8 +81,8 @@ public final class Subtask<T> implements Supplier<T> {
     public T get() {
         State s = state();
         if (s != State.SUCCESS) {
-            throw new IllegalStateException("subtask of scope " + scope.name() + " is " + s
-                    + ", so it has no result" + advice(s));
+            throw new IllegalStateException(
+                    "subtask of scope " + scope.name() + " is " + s + ", so it has no result" + advice(s));
         }
         return result;
     }
@@ -95,8 +95,8 @@ public final class Subtask<T> implements Supplier<T> {
     public Throwable exception() {
         State s = state();
         if (s != State.FAILED) {
-            throw new IllegalStateException("subtask of scope " + scope.name() + " is " + s
-                    + ", so it has no exception" + advice(s));
+            throw new IllegalStateException(
+                    "subtask of scope " + scope.name() + " is " + s + ", so it has no exception" + advice(s));
         }
         return exception;
     }

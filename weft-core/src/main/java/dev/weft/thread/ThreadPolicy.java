@@ -54,7 +54,8 @@ public enum ThreadPolicy {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(
                     "system property " + PROPERTY + "=" + value + " is not a thread policy;"
-                            + " set it to virtual, platform or auto", e);
+                            + " set it to virtual, platform or auto",
+                    e);
         }
     }
 
@@ -70,8 +71,9 @@ public enum ThreadPolicy {
             case "virtual" -> VIRTUAL;
             case "platform" -> PLATFORM;
             case "auto" -> AUTO;
-            default -> throw new IllegalArgumentException(
-                    "unknown thread policy \"" + name + "\"; use virtual, platform or auto");
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown thread policy \"" + name + "\"; use virtual, platform or auto");
         };
     }
 
@@ -99,7 +101,7 @@ public enum ThreadPolicy {
     private static boolean detectContinuations() {
         // Without continuation support the JDK substitutes ThreadBuilders$BoundVirtualThread,
         // a virtual thread with an OS thread of its own. There is no public API that says so.
-        Thread probe = Thread.ofVirtual().unstarted(() -> { });
+        Thread probe = Thread.ofVirtual().unstarted(() -> {});
         return !probe.getClass().getName().endsWith("BoundVirtualThread");
     }
 

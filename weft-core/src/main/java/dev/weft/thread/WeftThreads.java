@@ -43,8 +43,7 @@ public final class WeftThreads {
      */
     public static final String POOL_SIZE_PROPERTY = "weft.platform.threads";
 
-    private WeftThreads() {
-    }
+    private WeftThreads() {}
 
     /** A factory following the globally configured policy ({@link ThreadPolicy#configured()}). */
     public static ThreadFactory factory(String name) {
@@ -85,8 +84,8 @@ public final class WeftThreads {
             return Context.wrap(Executors.newThreadPerTaskExecutor(factory));
         }
         int size = platformPoolSize();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(
-                size, size, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
+        ThreadPoolExecutor pool =
+                new ThreadPoolExecutor(size, size, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), factory);
         pool.allowCoreThreadTimeOut(true);
         return Context.wrap(pool);
     }

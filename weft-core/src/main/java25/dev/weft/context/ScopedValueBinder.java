@@ -16,7 +16,7 @@ final class ScopedValueBinder extends Binder {
         // no-pins? check of a fresh JVM's first fan-out). This class is loaded by the thread that
         // first captures a context, before it forks: initialize the container there, once.
         ScopedValue<Boolean> warm = ScopedValue.newInstance();
-        ScopedValue.where(warm, Boolean.TRUE).run(() -> { });
+        ScopedValue.where(warm, Boolean.TRUE).run(() -> {});
     }
 
     @Override

@@ -88,7 +88,7 @@ class ContextCarrierTest {
         try (Scope scope = Scope.open()) {
             Subtask<String> a = scope.fork(TENANT::get);
             Subtask<String> b = scope.fork(() -> {
-                try (Scope inner = Scope.open()) {      // a fork of a fork
+                try (Scope inner = Scope.open()) { // a fork of a fork
                     Subtask<String> c = inner.fork(TENANT::get);
                     inner.join();
                     return c.get();
@@ -235,9 +235,11 @@ class ContextCarrierTest {
             throw new IllegalStateException("restore failed");
         });
         Context.Snapshot s = Context.capture();
-        IllegalArgumentException task = assertThrows(IllegalArgumentException.class, () -> s.run(() -> {
-            throw new IllegalArgumentException("task failed");
-        }));
+        IllegalArgumentException task = assertThrows(
+                IllegalArgumentException.class,
+                () -> s.run(() -> {
+                    throw new IllegalArgumentException("task failed");
+                }));
         assertEquals("restore failed", task.getSuppressed()[0].getMessage());
         IllegalStateException after = assertThrows(IllegalStateException.class, () -> s.call(() -> 1));
         assertEquals("restore failed", after.getMessage());

@@ -57,7 +57,8 @@ class ContextTest {
 
     @Test
     void bindingsEndWhenTheBodyThrows() {
-        IllegalStateException e = assertThrows(IllegalStateException.class,
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
                 () -> Context.where(USER, "ann").call(() -> {
                     throw new IllegalStateException("boom");
                 }));
@@ -94,10 +95,11 @@ class ContextTest {
     @Test
     void runningASnapshotPutsExactlyItsBindingsInEffect() {
         Context.Snapshot onlyRetries = Context.where(RETRIES, 7).call(Context::capture);
-        Context.where(USER, "ann").run(() -> onlyRetries.run(() -> {
-            assertFalse(USER.isBound(), "a key bound where the snapshot runs, but not in it, is unbound");
-            assertEquals(7, RETRIES.get());
-        }));
+        Context.where(USER, "ann")
+                .run(() -> onlyRetries.run(() -> {
+                    assertFalse(USER.isBound(), "a key bound where the snapshot runs, but not in it, is unbound");
+                    assertEquals(7, RETRIES.get());
+                }));
     }
 
     @Test
@@ -121,7 +123,9 @@ class ContextTest {
                 seen.add(Context.where(USER, who).call(() -> pool.submit(USER::get)));
             }
             seen.add(pool.submit(USER::get));
-            assertEquals(List.of("ann", "bob", "cy"), List.of(seen.get(0).get(), seen.get(1).get(), seen.get(2).get()));
+            assertEquals(
+                    List.of("ann", "bob", "cy"),
+                    List.of(seen.get(0).get(), seen.get(1).get(), seen.get(2).get()));
             assertNull(seen.get(3).get(), "a submission with nothing bound sees nothing");
 
             List<Callable<String>> tasks = List.of(USER::get, USER::get);
@@ -131,7 +135,7 @@ class ContextTest {
             assertEquals("eve", Context.where(USER, "eve").call(() -> pool.invokeAny(tasks)));
             AtomicReference<String> ran = new AtomicReference<>();
             Context.where(USER, "fay").run(() -> pool.execute(() -> ran.set(USER.get())));
-            pool.submit(() -> { }).get();
+            pool.submit(() -> {}).get();
             assertEquals("fay", ran.get());
             assertSame(pool, Context.wrap(pool), "wrapping twice keeps one wrapper");
         }
@@ -143,7 +147,7 @@ class ContextTest {
             AtomicReference<String> seen = new AtomicReference<>();
             var executor = Context.wrap((java.util.concurrent.Executor) r -> raw.execute(r));
             Context.where(USER, "ann").run(() -> executor.execute(() -> seen.set(USER.get())));
-            raw.submit(() -> { }).get();
+            raw.submit(() -> {}).get();
             assertEquals("ann", seen.get());
 
             CompletionService<String> cs = Context.wrap(new ExecutorCompletionService<String>(raw));
@@ -156,7 +160,12 @@ class ContextTest {
     void weftExecutorsConveyUnderEveryPolicy() throws Exception {
         for (ThreadPolicy policy : List.of(ThreadPolicy.VIRTUAL, ThreadPolicy.PLATFORM)) {
             try (ExecutorService ex = WeftThreads.executor("ctx", policy)) {
-                assertEquals("ann", Context.where(USER, "ann").call(() -> ex.submit(USER::get)).get(), policy.toString());
+                assertEquals(
+                        "ann",
+                        Context.where(USER, "ann")
+                                .call(() -> ex.submit(USER::get))
+                                .get(),
+                        policy.toString());
             }
         }
     }
@@ -164,9 +173,8 @@ class ContextTest {
     @Test
     void implementationIsScopedValueOnJdk25UnlessChosen() {
         String chosen = System.getProperty(Context.IMPLEMENTATION_PROPERTY, "");
-        String expected = chosen.isEmpty()
-                ? (Runtime.version().feature() >= 25 ? "scoped-value" : "thread-local")
-                : chosen;
+        String expected =
+                chosen.isEmpty() ? (Runtime.version().feature() >= 25 ? "scoped-value" : "thread-local") : chosen;
         assertEquals(expected, Context.implementation());
     }
 
@@ -194,11 +202,14 @@ class ContextTest {
             Class<?> keys = fresh.loadClass(ContextKey.class.getName());
             Object key = keys.getMethod("of", String.class).invoke(null, "k");
             Method get = keys.getMethod("get");
-            for (int i = 0; i < 2; i++) {   // the second use says it again, not NoClassDefFoundError
+            for (int i = 0; i < 2; i++) { // the second use says it again, not NoClassDefFoundError
                 InvocationTargetException e = assertThrows(InvocationTargetException.class, () -> get.invoke(key));
                 IllegalStateException bad = assertInstanceOf(IllegalStateException.class, e.getCause());
-                assertTrue(bad.getMessage().contains("weft.context=fibers is not an implementation;"
-                        + " set it to scoped-value or thread-local, or leave it unset"), bad.getMessage());
+                assertTrue(
+                        bad.getMessage()
+                                .contains("weft.context=fibers is not an implementation;"
+                                        + " set it to scoped-value or thread-local, or leave it unset"),
+                        bad.getMessage());
             }
         } finally {
             if (saved == null) {

@@ -94,19 +94,28 @@ class AdaptiveLimiterTest {
         SetLimit limit = new SetLimit(5);
         Limiter limiter = Limiter.builder("c", limit).build();
         assertEquals("ok", limiter.call(() -> "ok"));
-        assertThrows(TimeoutException.class, () -> limiter.call(() -> {
-            throw new TimeoutException("downstream");
-        }));
-        assertThrows(SocketTimeoutException.class, () -> limiter.call(() -> {
-            throw new SocketTimeoutException("read");
-        }));
-        assertThrows(LimitExceededException.class, () -> limiter.call(() -> {
-            throw new LimitExceededException("inner", 1, 0, null);
-        }));
-        assertThrows(UncheckedIOException.class, () -> limiter.call(() -> {
-            throw new UncheckedIOException(new java.io.IOException("bad input"));
-        }));
-        assertEquals(List.of(0L, 1L, 1L, 1L), limit.samples.stream().map(s -> s[2]).toList());
+        assertThrows(
+                TimeoutException.class,
+                () -> limiter.call(() -> {
+                    throw new TimeoutException("downstream");
+                }));
+        assertThrows(
+                SocketTimeoutException.class,
+                () -> limiter.call(() -> {
+                    throw new SocketTimeoutException("read");
+                }));
+        assertThrows(
+                LimitExceededException.class,
+                () -> limiter.call(() -> {
+                    throw new LimitExceededException("inner", 1, 0, null);
+                }));
+        assertThrows(
+                UncheckedIOException.class,
+                () -> limiter.call(() -> {
+                    throw new UncheckedIOException(new java.io.IOException("bad input"));
+                }));
+        assertEquals(
+                List.of(0L, 1L, 1L, 1L), limit.samples.stream().map(s -> s[2]).toList());
         assertEquals(0, limiter.inUse());
     }
 
@@ -154,7 +163,10 @@ class AdaptiveLimiterTest {
     @Test
     void theWaitingRulesAreThoseOfAnyLimiter() throws Exception {
         SetLimit limit = new SetLimit(1);
-        Limiter limiter = Limiter.builder("w", limit).maxWaiting(1).maxWait(Duration.ofMillis(20)).build();
+        Limiter limiter = Limiter.builder("w", limit)
+                .maxWaiting(1)
+                .maxWait(Duration.ofMillis(20))
+                .build();
         try (Limiter.Permit held = limiter.acquire()) {
             var timedOut = assertThrows(LimitExceededException.class, limiter::acquire);
             assertTrue(timedOut.timedOut());

@@ -1,6 +1,5 @@
 package dev.weft.limit;
 
-import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -85,13 +84,15 @@ class LimiterLincheckTest {
         @Validate
         public void nothingLeaksAndEveryRejectionIsCountedOnce() {
             if (limiter.inUse() != held.size()) {
-                throw new AssertionError("the limiter counts " + limiter.inUse() + " in use, the callers hold " + held.size());
+                throw new AssertionError(
+                        "the limiter counts " + limiter.inUse() + " in use, the callers hold " + held.size());
             }
             if (limiter.waiting() != 0) {
                 throw new AssertionError(limiter.waiting() + " waiting after every caller returned");
             }
             if (limiter.rejected() != rejections.get()) {
-                throw new AssertionError("the limiter counted " + limiter.rejected() + " rejections, callers saw " + rejections.get());
+                throw new AssertionError(
+                        "the limiter counted " + limiter.rejected() + " rejections, callers saw " + rejections.get());
             }
         }
     }
@@ -118,18 +119,20 @@ class LimiterLincheckTest {
     public static class Adaptive extends Model {
         public Adaptive() {
             super(Limiter.builder("model", new AdaptiveLimit() {
-                private volatile int limit = PERMITS;
+                        private volatile int limit = PERMITS;
 
-                @Override
-                public int limit() {
-                    return limit;
-                }
+                        @Override
+                        public int limit() {
+                            return limit;
+                        }
 
-                @Override
-                public void onSample(long startNanos, long latencyNanos, int inFlight, boolean dropped) {
-                    limit = limit == PERMITS ? 1 : PERMITS;
-                }
-            }).maxWaiting(0).build());
+                        @Override
+                        public void onSample(long startNanos, long latencyNanos, int inFlight, boolean dropped) {
+                            limit = limit == PERMITS ? 1 : PERMITS;
+                        }
+                    })
+                    .maxWaiting(0)
+                    .build());
         }
     }
 }

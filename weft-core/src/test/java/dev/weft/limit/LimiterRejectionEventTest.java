@@ -28,7 +28,8 @@ class LimiterRejectionEventTest {
     private static void rejectTwice() {
         Limiter db = Limiter.builder("db", 1).maxWaiting(0).build();
         Limiter slow = Limiter.builder("slow", 1).maxWait(Duration.ofMillis(5)).build();
-        try (Limiter.Permit a = db.acquire(); Limiter.Permit b = slow.acquire()) {
+        try (Limiter.Permit a = db.acquire();
+                Limiter.Permit b = slow.acquire()) {
             assertThrows(LimitExceededException.class, () -> db.call(() -> 1));
             assertThrows(LimitExceededException.class, () -> slow.call(() -> 1));
         } catch (InterruptedException e) {
@@ -46,7 +47,10 @@ class LimiterRejectionEventTest {
         assertEquals(1, full.getInt("permits"));
         assertEquals(0, full.getInt("maxWaiting"));
         assertEquals(Duration.ZERO, full.getDuration("waited"));
-        assertTrue(full.getStackTrace() != null && !full.getStackTrace().getFrames().isEmpty(), "the rejected caller's stack");
+        assertTrue(
+                full.getStackTrace() != null
+                        && !full.getStackTrace().getFrames().isEmpty(),
+                "the rejected caller's stack");
         RecordedEvent timedOut = events.get(1);
         assertEquals("slow", timedOut.getString("limiter"));
         assertEquals(Duration.ofMillis(5), timedOut.getDuration("waited"));
@@ -61,8 +65,14 @@ class LimiterRejectionEventTest {
     void jfrPrintShowsThem() throws Exception {
         record(LimiterRejectionEventTest::rejectTwice, LimiterRejectionEvent.NAME);
         Path jfr = Path.of(System.getProperty("java.home"), "bin", "jfr");
-        Process p = new ProcessBuilder(jfr.toString(), "print", "--events", LimiterRejectionEvent.NAME,
-                dir.resolve("weft.jfr").toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        jfr.toString(),
+                        "print",
+                        "--events",
+                        LimiterRejectionEvent.NAME,
+                        dir.resolve("weft.jfr").toString())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS), "jfr print ended");
         assertEquals(0, p.exitValue(), out);

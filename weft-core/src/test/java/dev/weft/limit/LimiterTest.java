@@ -71,7 +71,8 @@ class LimiterTest {
 
     @Test
     void aWaitLongerThanMaxWaitIsRejected() throws Exception {
-        Limiter limiter = Limiter.builder("slow", 1).maxWait(Duration.ofMillis(20)).build();
+        Limiter limiter =
+                Limiter.builder("slow", 1).maxWait(Duration.ofMillis(20)).build();
         try (Limiter.Permit held = limiter.acquire()) {
             var e = assertThrows(LimitExceededException.class, limiter::acquire);
             assertTrue(e.timedOut());
@@ -124,9 +125,11 @@ class LimiterTest {
     @Test
     void callGivesThePermitBackWhenTheTaskThrows() {
         Limiter limiter = Limiter.of("throw", 1);
-        var e = assertThrows(IllegalStateException.class, () -> limiter.call(() -> {
-            throw new IllegalStateException("boom");
-        }));
+        var e = assertThrows(
+                IllegalStateException.class,
+                () -> limiter.call(() -> {
+                    throw new IllegalStateException("boom");
+                }));
         assertEquals("boom", e.getMessage());
         assertEquals(0, limiter.inUse());
     }
@@ -192,13 +195,21 @@ class LimiterTest {
     @Test
     void badConfigurationNamesTheProblem() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Limiter.of("x", 0))
-                .getMessage().contains("permits must be positive; got 0"));
+                .getMessage()
+                .contains("permits must be positive; got 0"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Limiter.of(" ", 1))
-                .getMessage().contains("needs a name"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> Limiter.builder("x", 1).maxWaiting(-1))
-                .getMessage().contains("maxWaiting must be >= 0"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> Limiter.builder("x", 1).maxWait(Duration.ofSeconds(-1)))
-                .getMessage().contains("maxWait must not be negative"));
+                .getMessage()
+                .contains("needs a name"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> Limiter.builder("x", 1).maxWaiting(-1))
+                .getMessage()
+                .contains("maxWaiting must be >= 0"));
+        assertTrue(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> Limiter.builder("x", 1).maxWait(Duration.ofSeconds(-1)))
+                .getMessage()
+                .contains("maxWait must not be negative"));
     }
 
     /** A virtual thread that waits for a permit and completes {@code outcome} with it or with what it threw. */

@@ -126,13 +126,17 @@ class JoinerTest {
     @Timeout(30)
     void aJoinerMayReturnPartialResultsAtTheDeadline() throws Exception {
         SucceededByDeadline partial = new SucceededByDeadline();
-        try (Scope scope = Scope.builder().joiner(partial).timeout(Duration.ofMillis(200)).open()) {
+        try (Scope scope =
+                Scope.builder().joiner(partial).timeout(Duration.ofMillis(200)).open()) {
             scope.fork(() -> "fast");
             Subtask<Object> slow = scope.fork(JoinerTest::hang);
             assertEquals(List.of("fast"), scope.join(partial));
             assertEquals(Subtask.State.CANCELLED, slow.state());
         }
-        try (Scope scope = Scope.builder().joiner(Joiner.awaitAll()).timeout(Duration.ofMillis(50)).open()) {
+        try (Scope scope = Scope.builder()
+                .joiner(Joiner.awaitAll())
+                .timeout(Duration.ofMillis(50))
+                .open()) {
             scope.fork(JoinerTest::hang);
             TimeoutException e = assertThrows(TimeoutException.class, scope::join);
             assertTrue(e.getMessage().startsWith("scope scope: deadline of PT0.05S passed"), e.getMessage());
@@ -150,12 +154,13 @@ class JoinerTest {
             assertEquals("a", a.get());
             assertEquals(Subtask.State.CANCELLED, b.state());
         }
-        IllegalStateException reused = assertThrows(IllegalStateException.class,
-                () -> Scope.builder().joiner(first).open());
-        assertTrue(reused.getMessage().contains("a joiner serves one scope: get a new one from Joiner.firstSuccess()"),
+        IllegalStateException reused = assertThrows(
+                IllegalStateException.class, () -> Scope.builder().joiner(first).open());
+        assertTrue(
+                reused.getMessage().contains("a joiner serves one scope: get a new one from Joiner.firstSuccess()"),
                 reused.getMessage());
         Scope.Builder kept = Scope.builder().policy(Scope.Policy.AWAIT_ALL);
-        for (int i = 0; i < 2; i++) {   // a policy makes a new joiner for each scope
+        for (int i = 0; i < 2; i++) { // a policy makes a new joiner for each scope
             try (Scope scope = kept.open()) {
                 assertEquals(Scope.Policy.AWAIT_ALL, scope.policy());
                 scope.fork(() -> {
@@ -165,8 +170,8 @@ class JoinerTest {
             }
         }
         try (Scope scope = Scope.open()) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> scope.join(Joiner.awaitAll()));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> scope.join(Joiner.awaitAll()));
             assertTrue(e.getMessage().contains("pass the joiner the scope was opened with"), e.getMessage());
         }
     }
@@ -201,9 +206,10 @@ class JoinerTest {
         Queue<Thread> seen = new ConcurrentLinkedQueue<>();
         CountDownLatch innerStarted = new CountDownLatch(1);
         Subtask<Object> leaky;
-        try (Scope outer = Scope.builder().name("outer").policy(Scope.Policy.AWAIT_ALL).open()) {
+        try (Scope outer =
+                Scope.builder().name("outer").policy(Scope.Policy.AWAIT_ALL).open()) {
             leaky = outer.fork(() -> {
-                Scope inner = Scope.builder().name("inner").open();   // never closed: a bug
+                Scope inner = Scope.builder().name("inner").open(); // never closed: a bug
                 inner.fork(() -> {
                     seen.add(Thread.currentThread());
                     innerAlive.incrementAndGet();
@@ -225,7 +231,8 @@ class JoinerTest {
         }
         assertEquals(Subtask.State.FAILED, leaky.state(), "the leak is reported as the subtask's failure");
         IllegalStateException report = assertInstanceOf(IllegalStateException.class, leaky.exception());
-        assertTrue(report.getMessage().startsWith("scope inner opened by a subtask of scope outer was left open"),
+        assertTrue(
+                report.getMessage().startsWith("scope inner opened by a subtask of scope outer was left open"),
                 report.getMessage());
     }
 
@@ -248,7 +255,8 @@ class JoinerTest {
     @Test
     @Timeout(30)
     void aSubtaskThatFailsAndLeavesAScopeOpenCarriesTheReport() throws Exception {
-        try (Scope outer = Scope.builder().name("o").policy(Scope.Policy.AWAIT_ALL).open()) {
+        try (Scope outer =
+                Scope.builder().name("o").policy(Scope.Policy.AWAIT_ALL).open()) {
             Subtask<Object> s = outer.fork(() -> {
                 Scope.builder().name("left").open();
                 throw new IllegalArgumentException("own failure");
@@ -268,7 +276,7 @@ class JoinerTest {
         try (Scope scope = Scope.open(all)) {
             CountDownLatch second = new CountDownLatch(1);
             scope.fork(() -> {
-                second.await();   // completes last, listed first
+                second.await(); // completes last, listed first
                 return 1;
             });
             scope.fork(() -> {
@@ -301,7 +309,7 @@ class JoinerTest {
             });
             scope.fork(() -> "from mirror 2");
             scope.fork(() -> {
-                Thread.sleep(60_000);   // cancelled once mirror 2 wins
+                Thread.sleep(60_000); // cancelled once mirror 2 wins
                 return "from mirror 3";
             });
             assertEquals("from mirror 2", scope.join(any));
@@ -311,7 +319,10 @@ class JoinerTest {
             scope.fork(() -> {
                 throw new IllegalStateException("down");
             });
-            assertEquals("down", assertThrows(IllegalStateException.class, () -> scope.join(none)).getMessage());
+            assertEquals(
+                    "down",
+                    assertThrows(IllegalStateException.class, () -> scope.join(none))
+                            .getMessage());
         }
         Joiner<String> unforked = Joiner.anySuccessfulResultOrThrow();
         try (Scope scope = Scope.open(unforked)) {

@@ -25,13 +25,13 @@ public class ScopeCoreLincheckTest {
 
     private final ScopeState state = new ScopeState();
     private final Flock flock = new Flock();
-    private final List<Subtask<?>> started = new ArrayList<>();   // owner only
+    private final List<Subtask<?>> started = new ArrayList<>(); // owner only
     private final Thread[] threads = new Thread[MAX_FORKS];
-    private int forks;                                              // owner only
+    private int forks; // owner only
 
     public ScopeCoreLincheckTest() {
         for (int i = 0; i < MAX_FORKS; i++) {
-            threads[i] = new Thread(() -> { }, "model-subtask-" + i);   // never started
+            threads[i] = new Thread(() -> {}, "model-subtask-" + i); // never started
         }
     }
 
@@ -104,7 +104,8 @@ public class ScopeCoreLincheckTest {
         if (state.isCancelled()) {
             for (Subtask<?> s : started) {
                 if (!s.thread.isInterrupted()) {
-                    throw new AssertionError("a subtask started in a scope that is " + state + ", and no sweep interrupted it");
+                    throw new AssertionError(
+                            "a subtask started in a scope that is " + state + ", and no sweep interrupted it");
                 }
             }
         }
@@ -120,7 +121,7 @@ public class ScopeCoreLincheckTest {
                 .invocationsPerIteration(Integer.getInteger("weft.model.invocations", 1_000))
                 .threads(3)
                 .actorsPerThread(2)
-                .actorsBefore(0)   // an operation before the parallel part would mostly settle the scope early
+                .actorsBefore(0) // an operation before the parallel part would mostly settle the scope early
                 .actorsAfter(1)
                 .check(ScopeCoreLincheckTest.class);
     }

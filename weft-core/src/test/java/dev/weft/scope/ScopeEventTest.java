@@ -31,13 +31,15 @@ class ScopeEventTest {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
-        try (Scope bad = Scope.builder().name("bad").policy(Scope.Policy.FIRST_SUCCESS).open()) {
+        try (Scope bad =
+                Scope.builder().name("bad").policy(Scope.Policy.FIRST_SUCCESS).open()) {
             bad.fork(() -> {
                 throw new IllegalStateException("boom");
             });
             assertThrows(IllegalStateException.class, bad::join);
         }
-        try (Scope late = Scope.builder().name("late").timeout(Duration.ofMillis(20)).open()) {
+        try (Scope late =
+                Scope.builder().name("late").timeout(Duration.ofMillis(20)).open()) {
             late.fork(() -> {
                 Thread.sleep(10_000);
                 return 0;
@@ -49,11 +51,18 @@ class ScopeEventTest {
     @Test
     void aScopeIsADurationEventWithItsPolicyForksAndOutcome() throws IOException {
         List<RecordedEvent> events = record(ScopeEventTest::threeScopes, ScopeEvent.NAME);
-        assertEquals(List.of("ok ALL_SUCCEED 2 succeeded", "bad FIRST_SUCCESS 1 failed: java.lang.IllegalStateException",
+        assertEquals(
+                List.of(
+                        "ok ALL_SUCCEED 2 succeeded",
+                        "bad FIRST_SUCCESS 1 failed: java.lang.IllegalStateException",
                         "late ALL_SUCCEED 1 timed out"),
-                events.stream().map(e -> e.getString("name") + " " + e.getString("policy") + " " + e.getLong("forks")
-                        + " " + e.getString("outcome")).toList());
-        assertTrue(events.get(2).getDuration().toMillis() >= 15, "from open to close: " + events.get(2).getDuration());
+                events.stream()
+                        .map(e -> e.getString("name") + " " + e.getString("policy") + " " + e.getLong("forks") + " "
+                                + e.getString("outcome"))
+                        .toList());
+        assertTrue(
+                events.get(2).getDuration().toMillis() >= 15,
+                "from open to close: " + events.get(2).getDuration());
     }
 
     @Test
@@ -67,7 +76,9 @@ class ScopeEventTest {
         assertEquals("dev.weft.LimiterRejection", dev.weft.limit.LimiterRejectionEvent.NAME);
         @SuppressWarnings("deprecation")
         List<String> old = List.of(dev.weft.jfr.ScopeEvent.NAME, dev.weft.jfr.LimiterRejectionEvent.NAME);
-        assertEquals(List.of(ScopeEvent.NAME, dev.weft.limit.LimiterRejectionEvent.NAME), old,
+        assertEquals(
+                List.of(ScopeEvent.NAME, dev.weft.limit.LimiterRejectionEvent.NAME),
+                old,
                 "the deprecated holders in dev.weft.jfr name the same events");
     }
 }

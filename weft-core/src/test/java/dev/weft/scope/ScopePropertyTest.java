@@ -47,18 +47,20 @@ class ScopePropertyTest {
         LATE
     }
 
-    sealed interface Node permits Leaf, Group {
-    }
+    sealed interface Node permits Leaf, Group {}
 
-    record Leaf(Kind kind, int delayMs) implements Node {
-    }
+    record Leaf(Kind kind, int delayMs) implements Node {}
 
-    record Group(Scope.Policy policy, boolean deadline, boolean cancelAfterForking, List<Node> children) implements Node {
+    record Group(Scope.Policy policy, boolean deadline, boolean cancelAfterForking, List<Node> children)
+            implements Node {
         /** True when this group ends on its own or is ended by its deadline or its cancel. */
         boolean terminates() {
-            return deadline || cancelAfterForking || children.stream().allMatch(c -> c instanceof Leaf l
-                    ? l.kind == Kind.SUCCEED || l.kind == Kind.FAIL
-                    : ((Group) c).terminates());
+            return deadline
+                    || cancelAfterForking
+                    || children.stream()
+                            .allMatch(c -> c instanceof Leaf l
+                                    ? l.kind == Kind.SUCCEED || l.kind == Kind.FAIL
+                                    : ((Group) c).terminates());
         }
     }
 
@@ -84,24 +86,31 @@ class ScopePropertyTest {
     }
 
     private Arbitrary<Group> group(int depth) {
-        Arbitrary<Node> child = depth == 0 ? leaf().map(l -> (Node) l)
+        Arbitrary<Node> child = depth == 0
+                ? leaf().map(l -> (Node) l)
                 : Arbitraries.frequencyOf(
                         net.jqwik.api.Tuple.of(4, leaf().map(l -> (Node) l)),
-                        net.jqwik.api.Tuple.of(1, Arbitraries.lazy(() -> group(depth - 1)).map(g -> (Node) g)));
+                        net.jqwik.api.Tuple.of(
+                                1, Arbitraries.lazy(() -> group(depth - 1)).map(g -> (Node) g)));
         return Combinators.combine(
-                Arbitraries.of(Scope.Policy.class),
-                Arbitraries.of(true, false, false),
-                Arbitraries.of(true, false, false, false, false),
-                child.list().ofMinSize(0).ofMaxSize(4)).as(Group::new);
+                        Arbitraries.of(Scope.Policy.class),
+                        Arbitraries.of(true, false, false),
+                        Arbitraries.of(true, false, false, false, false),
+                        child.list().ofMinSize(0).ofMaxSize(4))
+                .as(Group::new);
     }
 
     private Arbitrary<Leaf> leaf() {
-        return Combinators.combine(Arbitraries.of(Kind.class), Arbitraries.integers().between(0, 3)).as(Leaf::new);
+        return Combinators.combine(
+                        Arbitraries.of(Kind.class), Arbitraries.integers().between(0, 3))
+                .as(Leaf::new);
     }
 
     /** A group that could block forever gets a deadline, so that every tree ends. */
     static Group terminating(Group g) {
-        List<Node> children = g.children.stream().map(c -> c instanceof Group sub ? (Node) terminating(sub) : c).toList();
+        List<Node> children = g.children.stream()
+                .map(c -> c instanceof Group sub ? (Node) terminating(sub) : c)
+                .toList();
         Group fixed = new Group(g.policy, g.deadline, g.cancelAfterForking, children);
         return fixed.terminates() ? fixed : new Group(g.policy, true, g.cancelAfterForking, children);
     }
@@ -109,15 +118,14 @@ class ScopePropertyTest {
     // ---- the model: what a node may return or throw ----------------------------------------
 
     /** May the node complete normally, and which exceptions (by identity string) may it throw? */
-    record Model(boolean canSucceed, Set<String> canThrow) {
-    }
+    record Model(boolean canSucceed, Set<String> canThrow) {}
 
     static Model model(Node n, String path) {
         if (n instanceof Leaf l) {
             return switch (l.kind) {
                 case SUCCEED -> new Model(true, Set.of());
                 case FAIL -> new Model(false, Set.of("boom:" + path));
-                case HANG, LATE -> new Model(false, Set.of());   // ends only when cancelled
+                case HANG, LATE -> new Model(false, Set.of()); // ends only when cancelled
             };
         }
         Group g = (Group) n;
@@ -154,10 +162,12 @@ class ScopePropertyTest {
             return "boom:" + b.getMessage();
         }
         if (t instanceof TimeoutException) {
-            return "timeout:" + t.getMessage().substring("scope ".length(), t.getMessage().indexOf(':'));
+            return "timeout:"
+                    + t.getMessage().substring("scope ".length(), t.getMessage().indexOf(':'));
         }
         if (t instanceof java.util.NoSuchElementException) {
-            return "none:" + t.getMessage().substring("scope ".length(), t.getMessage().indexOf(':'));
+            return "none:"
+                    + t.getMessage().substring("scope ".length(), t.getMessage().indexOf(':'));
         }
         return "unexpected:" + t;
     }
@@ -169,7 +179,8 @@ class ScopePropertyTest {
         rec.threads.add(Thread.currentThread());
         try {
             if (!expectedPath.equals(PATH.get()) || !"root-value".equals(ROOT.get())) {
-                rec.violations.add(path + " saw path=" + PATH.get() + " root=" + ROOT.get() + ", expected " + expectedPath);
+                rec.violations.add(
+                        path + " saw path=" + PATH.get() + " root=" + ROOT.get() + ", expected " + expectedPath);
             }
             if (n instanceof Group g) {
                 return runGroup(g, path, rec);
@@ -226,7 +237,9 @@ class ScopePropertyTest {
                 return switch (g.policy) {
                     case ALL_SUCCEED -> subs.stream().map(Subtask::get).toList();
                     case FIRST_SUCCESS -> {
-                        List<Subtask<Object>> won = subs.stream().filter(s -> s.state() == Subtask.State.SUCCESS).toList();
+                        List<Subtask<Object>> won = subs.stream()
+                                .filter(s -> s.state() == Subtask.State.SUCCESS)
+                                .toList();
                         if (g.cancelAfterForking && won.isEmpty()) {
                             yield "cancelled:" + path;
                         }
@@ -256,7 +269,8 @@ class ScopePropertyTest {
             if (s.state() == Subtask.State.RUNNING) {
                 rec.violations.add(path + "." + i + " still RUNNING after join");
             }
-            if (g.children.get(i) instanceof Leaf l && (l.kind == Kind.HANG || l.kind == Kind.LATE)
+            if (g.children.get(i) instanceof Leaf l
+                    && (l.kind == Kind.HANG || l.kind == Kind.LATE)
                     && s.state() != Subtask.State.CANCELLED) {
                 rec.violations.add(path + "." + i + " (" + l.kind + ") ended " + s.state() + ", not CANCELLED");
             }
@@ -268,7 +282,10 @@ class ScopePropertyTest {
         if (child instanceof Leaf l) {
             boolean ok = switch (l.kind) {
                 case SUCCEED -> s.state() == Subtask.State.SUCCESS && childPath.equals(s.get());
-                case FAIL -> s.state() == Subtask.State.FAILED && s.exception() instanceof Boom b && childPath.equals(b.getMessage());
+                case FAIL ->
+                    s.state() == Subtask.State.FAILED
+                            && s.exception() instanceof Boom b
+                            && childPath.equals(b.getMessage());
                 case HANG, LATE -> s.state() == Subtask.State.CANCELLED;
             };
             if (!ok) {
@@ -310,8 +327,8 @@ class ScopePropertyTest {
     }
 
     @Property(tries = 30)
-    void aCapBoundsConcurrencyAndKeepsOrder(@ForAll @IntRange(min = 1, max = 4) int cap,
-                                           @ForAll @IntRange(max = 24) int n) throws Exception {
+    void aCapBoundsConcurrencyAndKeepsOrder(
+            @ForAll @IntRange(min = 1, max = 4) int cap, @ForAll @IntRange(max = 24) int n) throws Exception {
         AtomicInteger running = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
         List<Subtask<Integer>> subs = new ArrayList<>();

@@ -62,16 +62,17 @@ class ScopeStressTest {
 
     static Object tree(int depth, Tracker tracker) throws Exception {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
-        Scope.Builder b = Scope.builder().name("d" + depth)
+        Scope.Builder b = Scope.builder()
+                .name("d" + depth)
                 .policy(Scope.Policy.values()[rnd.nextInt(Scope.Policy.values().length)]);
-        boolean deadline = rnd.nextInt(3) == 0;   // only a scope with a deadline may have a task that hangs
+        boolean deadline = rnd.nextInt(3) == 0; // only a scope with a deadline may have a task that hangs
         if (deadline) {
             b.timeout(Duration.ofMillis(rnd.nextInt(5)));
         }
         if (rnd.nextInt(4) == 0) {
             b.maxConcurrency(1 + rnd.nextInt(3));
         }
-        AtomicInteger mine = new AtomicInteger();   // tasks of this scope's subtree running now
+        AtomicInteger mine = new AtomicInteger(); // tasks of this scope's subtree running now
         try (Scope scope = b.open()) {
             int n = rnd.nextInt(5);
             for (int i = 0; i < n; i++) {
@@ -85,7 +86,8 @@ class ScopeStressTest {
             scope.join();
         } finally {
             if (mine.get() != 0) {
-                tracker.violations.add(mine.get() + " task(s) of a depth-" + depth + " scope still running after it closed");
+                tracker.violations.add(
+                        mine.get() + " task(s) of a depth-" + depth + " scope still running after it closed");
             }
         }
         return "ok";
@@ -98,7 +100,7 @@ class ScopeStressTest {
             switch (kind) {
                 case 0 -> StressSupport.spin(ThreadLocalRandom.current().nextInt(1000));
                 case 1 -> throw new IllegalStateException("planned failure");
-                case 2 -> new CountDownLatch(1).await();   // hangs until cancelled
+                case 2 -> new CountDownLatch(1).await(); // hangs until cancelled
                 case 3 -> Thread.sleep(ThreadLocalRandom.current().nextInt(3));
                 case 4 -> tree(depth + 1, tracker);
                 default -> {
@@ -162,7 +164,9 @@ class ScopeStressTest {
                 }
                 assertEquals(0, running.get(), "round " + rounds + ": join returned while tasks ran");
             }
-            long successes = subs.stream().filter(s -> s.state() == Subtask.State.SUCCESS).count();
+            long successes = subs.stream()
+                    .filter(s -> s.state() == Subtask.State.SUCCESS)
+                    .count();
             for (Subtask<Integer> s : subs) {
                 assertTrue(s.state() != Subtask.State.RUNNING, "round " + rounds + ": " + s);
                 if (s.state() == Subtask.State.CANCELLED) {
@@ -178,8 +182,11 @@ class ScopeStressTest {
                 assertTrue(successes <= 1, "round " + rounds + ": " + successes + " winners");
             }
             if (!ownerCancelled && policy != Scope.Policy.FIRST_SUCCESS) {
-                long failed = subs.stream().filter(s -> s.state() == Subtask.State.FAILED).count();
-                assertTrue(policy == Scope.Policy.AWAIT_ALL ? successes + failed == subs.size() : failed <= 1,
+                long failed = subs.stream()
+                        .filter(s -> s.state() == Subtask.State.FAILED)
+                        .count();
+                assertTrue(
+                        policy == Scope.Policy.AWAIT_ALL ? successes + failed == subs.size() : failed <= 1,
                         "round " + rounds + ", " + policy + ": " + successes + " succeeded, " + failed + " failed of "
                                 + subs.size());
             }

@@ -85,7 +85,7 @@ class ScopeTest {
                 }
             });
             failing = scope.fork(() -> {
-                started.await();   // a sibling cancelled before it starts never runs, so is never interrupted
+                started.await(); // a sibling cancelled before it starts never runs, so is never interrupted
                 throw boom;
             });
             Exception thrown = assertThrows(Exception.class, scope::join);
@@ -109,7 +109,7 @@ class ScopeTest {
                 try {
                     new CountDownLatch(1).await();
                 } catch (InterruptedException e) {
-                    return "late";   // returns a value after being cancelled: it must not show
+                    return "late"; // returns a value after being cancelled: it must not show
                 }
                 return "never";
             });
@@ -166,12 +166,16 @@ class ScopeTest {
             assertTrue(e.getMessage().contains("PT0.05S"), e.getMessage());
             assertEquals(Subtask.State.CANCELLED, s.state());
         }
-        try (Scope scope = Scope.builder().deadline(Instant.now().plusMillis(30)).policy(Scope.Policy.AWAIT_ALL).open()) {
+        try (Scope scope = Scope.builder()
+                .deadline(Instant.now().plusMillis(30))
+                .policy(Scope.Policy.AWAIT_ALL)
+                .open()) {
             Subtask<String> s = scope.fork(() -> blockUntilInterrupted(new CountDownLatch(1)));
             assertThrows(TimeoutException.class, scope::join);
             assertEquals(Subtask.State.CANCELLED, s.state());
         }
-        try (Scope scope = Scope.builder().deadline(Instant.now().minusSeconds(1)).open()) {
+        try (Scope scope =
+                Scope.builder().deadline(Instant.now().minusSeconds(1)).open()) {
             Subtask<String> s = scope.fork(() -> blockUntilInterrupted(new CountDownLatch(1)));
             assertThrows(TimeoutException.class, scope::join, "a deadline already past cancels at once");
             assertEquals(Subtask.State.CANCELLED, s.state());
@@ -200,11 +204,12 @@ class ScopeTest {
     @Test
     void aTimeoutCountsFromWhenTheScopeOpens() throws Exception {
         Duration timeout = Duration.ofMillis(300);
-        Scope.Builder kept = Scope.builder().name("req").timeout(timeout);   // e.g. kept in a field
-        Thread.sleep(400);                                                     // past the timeout
+        Scope.Builder kept = Scope.builder().name("req").timeout(timeout); // e.g. kept in a field
+        Thread.sleep(400); // past the timeout
         long before = System.nanoTime();
         try (Scope scope = kept.open()) {
-            assertTrue(scope.deadlineNanos() - before >= timeout.toNanos(),
+            assertTrue(
+                    scope.deadlineNanos() - before >= timeout.toNanos(),
                     "the whole timeout is left at open: " + (scope.deadlineNanos() - before) + " ns");
             assertFalse(scope.isCancelled());
         }
@@ -218,8 +223,9 @@ class ScopeTest {
     @Timeout(GUARD_S)
     void theDeadlineEndsAForkWaitingForAPermit() throws Exception {
         Limiter db = Limiter.of("db", 1);
-        try (Limiter.Permit held = db.acquire()) {   // someone else holds the only permit throughout
-            try (Scope scope = Scope.builder().limiter(db).timeout(Duration.ofMillis(100)).open()) {
+        try (Limiter.Permit held = db.acquire()) { // someone else holds the only permit throughout
+            try (Scope scope =
+                    Scope.builder().limiter(db).timeout(Duration.ofMillis(100)).open()) {
                 Subtask<String> s = scope.fork(() -> "never runs");
                 assertEquals(Subtask.State.CANCELLED, s.state());
                 assertTrue(scope.isCancelled());
@@ -240,7 +246,7 @@ class ScopeTest {
         CountDownLatch release = new CountDownLatch(1);
         try (Scope scope = Scope.builder().limiter(db).open()) {
             Subtask<String> failing = scope.fork(() -> {
-                awaitTrue(() -> db.waiting() == 2);   // the outsider, then the owner
+                awaitTrue(() -> db.waiting() == 2); // the outsider, then the owner
                 throw boom;
             });
             // Queued ahead of the owner, the outsider takes the permit the failed fork gives back:
@@ -320,7 +326,8 @@ class ScopeTest {
         });
         // Three forks hold the permits and block; the owner waits for a fourth. A fork's thread is
         // created only once it has a permit, so exactly three threads exist now.
-        awaitTrue(() -> opened.get() != null && opened.get().limiter().orElseThrow().waiting() == 1 && running.get() == 3);
+        awaitTrue(() ->
+                opened.get() != null && opened.get().limiter().orElseThrow().waiting() == 1 && running.get() == 3);
         assertEquals(3, forked.get(), "fork waits for a permit before it starts a thread");
         release.countDown();
         owner.join();
@@ -334,7 +341,8 @@ class ScopeTest {
     @Test
     void aSharedLimiterCapsAndMayRejectAFork() throws Exception {
         Limiter shared = Limiter.builder("db", 1).maxWaiting(0).build();
-        try (Limiter.Permit held = shared.acquire(); Scope scope = Scope.builder().limiter(shared).open()) {
+        try (Limiter.Permit held = shared.acquire();
+                Scope scope = Scope.builder().limiter(shared).open()) {
             LimitExceededException e = assertThrows(LimitExceededException.class, () -> scope.fork(() -> 1));
             assertEquals("db", e.limiter());
             held.close();
@@ -378,7 +386,7 @@ class ScopeTest {
         scope.close();
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> scope.fork(() -> 1));
         assertTrue(e.getMessage().contains("scope done is closed"), e.getMessage());
-        scope.close();   // idempotent
+        scope.close(); // idempotent
     }
 
     @Test
@@ -392,11 +400,11 @@ class ScopeTest {
                 started.countDown();
                 return blockUntilInterrupted(interrupted);
             } finally {
-                Thread.sleep(20);   // still busy after the interrupt: close must wait for it
+                Thread.sleep(20); // still busy after the interrupt: close must wait for it
                 finished.set(true);
             }
         });
-        assertTrue(started.await(GUARD_S, TimeUnit.SECONDS));   // a fork cancelled before it starts never runs
+        assertTrue(started.await(GUARD_S, TimeUnit.SECONDS)); // a fork cancelled before it starts never runs
         IllegalStateException e = assertThrows(IllegalStateException.class, scope::close);
         assertTrue(e.getMessage().contains("Join the scope before it closes, or cancel it"), e.getMessage());
         assertTrue(e.getMessage().contains("(join() / cancel())"), e.getMessage());
@@ -406,7 +414,7 @@ class ScopeTest {
         Scope cancelled = Scope.open();
         cancelled.fork(() -> 1);
         cancelled.cancel();
-        cancelled.close();   // cancelling first says the outcomes are not wanted: no complaint
+        cancelled.close(); // cancelling first says the outcomes are not wanted: no complaint
     }
 
     @Test
@@ -493,11 +501,11 @@ class ScopeTest {
                 }
             });
             assertSame(inner, Scope.currentOrEnded().orElseThrow(), "the owned scope");
-            inner.close();   // interrupts the spawned thread and waits for it
+            inner.close(); // interrupts the spawned thread and waits for it
             assertEquals(0, interrupted.getCount());
             assertSame(outer, current.get().orElseThrow(), "current() moves on to the enclosing scope");
             assertSame(inner, orEnded.get().orElseThrow(), "currentOrEnded() keeps the ended one");
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> inner.spawn(() -> { }));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> inner.spawn(() -> {}));
             assertTrue(e.getMessage().contains("closed"), e.getMessage());
         }
         assertEquals(Optional.empty(), Scope.currentOrEnded());
@@ -548,14 +556,15 @@ class ScopeTest {
                 finished.set(true);
             }
         });
-        Subtask<Thread> fromInside = scope.fork(() -> Scope.current().orElseThrow().spawn(() -> {
-            try {
-                blockUntilInterrupted(interrupted);
-            } catch (InterruptedException ignored) {
-                // ends with the scope
-            }
-        }));
-        scope.join();   // does not wait for spawned threads
+        Subtask<Thread> fromInside =
+                scope.fork(() -> Scope.current().orElseThrow().spawn(() -> {
+                    try {
+                        blockUntilInterrupted(interrupted);
+                    } catch (InterruptedException ignored) {
+                        // ends with the scope
+                    }
+                }));
+        scope.join(); // does not wait for spawned threads
         assertTrue(background.isAlive(), "nothing interrupts a spawned thread before close");
         assertFalse(finished.get());
         assertEquals(2, interrupted.getCount());
@@ -563,7 +572,7 @@ class ScopeTest {
         assertTrue(finished.get(), "close interrupted the spawned thread and waited for it");
         assertEquals(0, interrupted.getCount());
         fromInside.get().join();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> scope.spawn(() -> { }));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> scope.spawn(() -> {}));
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
 
@@ -571,7 +580,7 @@ class ScopeTest {
     void spawnOnACancelledScopeIsRefused() {
         try (Scope scope = Scope.builder().name("stopped").open()) {
             scope.cancel();
-            CancellationException e = assertThrows(CancellationException.class, () -> scope.spawn(() -> { }));
+            CancellationException e = assertThrows(CancellationException.class, () -> scope.spawn(() -> {}));
             assertTrue(e.getMessage().contains("scope stopped is cancelled"), e.getMessage());
         }
     }
@@ -589,7 +598,8 @@ class ScopeTest {
     @Test
     @Timeout(GUARD_S)
     void aForkWhoseThreadCannotStartGivesItsPermitBackAndFails() throws Exception {
-        try (Scope scope = Scope.builder().maxConcurrency(1).threads(unstartable()).open()) {
+        try (Scope scope =
+                Scope.builder().maxConcurrency(1).threads(unstartable()).open()) {
             RejectedExecutionException e = assertThrows(RejectedExecutionException.class, () -> scope.fork(() -> 1));
             assertEquals("no thread for you", e.getMessage());
             assertEquals(0, scope.limiter().orElseThrow().inUse(), "the permit came back");
@@ -598,11 +608,11 @@ class ScopeTest {
     }
 
     @Test
-    @Timeout(value = GUARD_S, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)   // close ignores interrupts
+    @Timeout(value = GUARD_S, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // close ignores interrupts
     void aSpawnWhoseThreadCannotStartLeavesNothingForCloseToWaitFor() {
         Scope scope = Scope.builder().threads(unstartable()).open();
-        assertThrows(RejectedExecutionException.class, () -> scope.spawn(() -> { }));
-        scope.close();   // returns: the thread that never started is not waited for
+        assertThrows(RejectedExecutionException.class, () -> scope.spawn(() -> {}));
+        scope.close(); // returns: the thread that never started is not waited for
         assertTrue(scope.isClosed());
     }
 
@@ -633,8 +643,8 @@ class ScopeTest {
     }
 
     /** Forks a task that captures the context and keeps a large result; returns what the test needs to watch. */
-    private static Object[] forkAndCapture(AtomicReference<Context.Snapshot> kept, AtomicReference<Subtask<?>> keptSubtask)
-            throws Exception {
+    private static Object[] forkAndCapture(
+            AtomicReference<Context.Snapshot> kept, AtomicReference<Subtask<?>> keptSubtask) throws Exception {
         byte[] captured = new byte[1 << 20];
         WeakReference<Object> capturedRef = new WeakReference<>(captured);
         WeakReference<Object> resultRef;
@@ -684,17 +694,20 @@ class ScopeTest {
             }
             Subtask<String> none = scope.fork(REQUEST::get);
             scope.join();
-            assertEquals(List.of("r1", "r2", "r3"), seen.stream().map(Subtask::get).toList());
+            assertEquals(
+                    List.of("r1", "r2", "r3"), seen.stream().map(Subtask::get).toList());
             assertEquals(null, none.get());
         }
     }
 
     @Test
     void badOptionsAreRejectedWithTheFix() {
-        IllegalArgumentException name = assertThrows(IllegalArgumentException.class, () -> Scope.builder().name("a b"));
+        IllegalArgumentException name = assertThrows(
+                IllegalArgumentException.class, () -> Scope.builder().name("a b"));
         assertTrue(name.getMessage().contains("without spaces"), name.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Scope.builder().timeout(Duration.ofMillis(-1)));
-        IllegalArgumentException cap = assertThrows(IllegalArgumentException.class, () -> Scope.builder().maxConcurrency(0));
+        IllegalArgumentException cap = assertThrows(
+                IllegalArgumentException.class, () -> Scope.builder().maxConcurrency(0));
         assertTrue(cap.getMessage().contains("leave it unset"), cap.getMessage());
         try (Scope scope = Scope.open()) {
             assertThrows(NullPointerException.class, () -> scope.fork(null));

@@ -33,12 +33,12 @@ public final class BlockingMarks {
     /** The descriptor of {@code @BlockingExecutor}. */
     public static final String BLOCKING_EXECUTOR = "Lorg/jetbrains/annotations/BlockingExecutor;";
 
-    private BlockingMarks() {
-    }
+    private BlockingMarks() {}
 
     /** The class file of {@code c}, read without code. */
     public static ClassNode read(Class<?> c) {
-        try (InputStream in = c.getResourceAsStream(c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class")) {
+        try (InputStream in =
+                c.getResourceAsStream(c.getName().substring(c.getName().lastIndexOf('.') + 1) + ".class")) {
             return read(in.readAllBytes());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -53,9 +53,10 @@ public final class BlockingMarks {
 
     /** A method as the tests name it: {@code name(SimpleParamType, ...)}, e.g. {@code join(Joiner)}. */
     public static String signature(MethodNode m) {
-        return m.name + Arrays.stream(Type.getArgumentTypes(m.desc))
-                .map(t -> t.getClassName().replaceAll(".*[.$]", ""))
-                .collect(Collectors.joining(", ", "(", ")"));
+        return m.name
+                + Arrays.stream(Type.getArgumentTypes(m.desc))
+                        .map(t -> t.getClassName().replaceAll(".*[.$]", ""))
+                        .collect(Collectors.joining(", ", "(", ")"));
     }
 
     /** True if {@code annotations} (a class file's invisible annotations, may be null) has {@code desc}. */
@@ -65,16 +66,21 @@ public final class BlockingMarks {
 
     /** The methods of {@code c} whose class file marks them with annotation {@code desc}. */
     public static Set<String> marked(Class<?> c, String desc) {
-        return read(c).methods.stream().filter(m -> has(m.invisibleAnnotations, desc))
-                .map(BlockingMarks::signature).collect(Collectors.toCollection(TreeSet::new));
+        return read(c).methods.stream()
+                .filter(m -> has(m.invisibleAnnotations, desc))
+                .map(BlockingMarks::signature)
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /** The methods of {@code c} whose return type carries type annotation {@code desc}. */
     public static Set<String> returnTypeMarked(Class<?> c, String desc) {
-        return read(c).methods.stream().filter(m -> m.invisibleTypeAnnotations != null
-                        && m.invisibleTypeAnnotations.stream().anyMatch(a -> a.desc.equals(desc)
-                                && new TypeReference(a.typeRef).getSort() == TypeReference.METHOD_RETURN))
-                .map(BlockingMarks::signature).collect(Collectors.toCollection(TreeSet::new));
+        return read(c).methods.stream()
+                .filter(m -> m.invisibleTypeAnnotations != null
+                        && m.invisibleTypeAnnotations.stream()
+                                .anyMatch(a -> a.desc.equals(desc)
+                                        && new TypeReference(a.typeRef).getSort() == TypeReference.METHOD_RETURN))
+                .map(BlockingMarks::signature)
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /**
@@ -85,7 +91,8 @@ public final class BlockingMarks {
     public static Set<String> unmarkedWaits(Class<?> anyClass) {
         Path classes;
         try {
-            classes = Path.of(anyClass.getProtectionDomain().getCodeSource().getLocation().toURI());
+            classes = Path.of(
+                    anyClass.getProtectionDomain().getCodeSource().getLocation().toURI());
         } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
@@ -97,7 +104,8 @@ public final class BlockingMarks {
                     continue;
                 }
                 for (MethodNode m : c.methods) {
-                    if ((m.access & Opcodes.ACC_PUBLIC) != 0 && (m.access & Opcodes.ACC_SYNTHETIC) == 0
+                    if ((m.access & Opcodes.ACC_PUBLIC) != 0
+                            && (m.access & Opcodes.ACC_SYNTHETIC) == 0
                             && m.exceptions.contains("java/lang/InterruptedException")
                             && !has(m.invisibleAnnotations, BLOCKING)) {
                         unmarked.add(c.name.replace('/', '.') + "#" + signature(m));

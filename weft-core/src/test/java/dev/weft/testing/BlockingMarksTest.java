@@ -27,7 +27,9 @@ class BlockingMarksTest {
 
     @Test
     void everyPublicMethodThatThrowsInterruptedExceptionIsMarked() {
-        assertEquals(new TreeSet<>(), BlockingMarks.unmarkedWaits(Scope.class),
+        assertEquals(
+                new TreeSet<>(),
+                BlockingMarks.unmarkedWaits(Scope.class),
                 "a public method that can be interrupted waits: mark it @org.jetbrains.annotations.Blocking");
     }
 }

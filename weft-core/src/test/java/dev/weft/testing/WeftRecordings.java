@@ -10,8 +10,7 @@ import jdk.jfr.consumer.RecordingFile;
 /** The JFR tests' one recording helper: weft's events of a body, read back from a real recording file. */
 public final class WeftRecordings {
 
-    private WeftRecordings() {
-    }
+    private WeftRecordings() {}
 
     /**
      * Runs {@code body} in a recording with the events named {@code enabled} on, dumps it to

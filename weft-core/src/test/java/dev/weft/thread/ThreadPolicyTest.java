@@ -58,8 +58,8 @@ class ThreadPolicyTest {
     /** A JVM without continuations backs each virtual thread by an OS thread; auto must not use them. */
     @Test
     void autoIsPlatformOnAJvmWithoutContinuations() throws Exception {
-        String out = runJava(List.of("-XX:+UnlockExperimentalVMOptions", "-XX:-VMContinuations"),
-                AutoProbe.class.getName());
+        String out =
+                runJava(List.of("-XX:+UnlockExperimentalVMOptions", "-XX:-VMContinuations"), AutoProbe.class.getName());
         assertEquals("false platform", out.strip());
     }
 

@@ -28,17 +28,21 @@ class WeftThreadsTest {
     @Test
     void virtualFactoryNamesThreadsPerFactory() {
         var factory = WeftThreads.factory("fetch", ThreadPolicy.VIRTUAL);
-        Thread a = factory.newThread(() -> { });
-        Thread b = factory.newThread(() -> { });
+        Thread a = factory.newThread(() -> {});
+        Thread b = factory.newThread(() -> {});
         assertTrue(a.isVirtual());
         assertEquals("weft-fetch-1", a.getName());
         assertEquals("weft-fetch-2", b.getName());
-        assertEquals("weft-fetch-1", WeftThreads.factory("fetch", ThreadPolicy.VIRTUAL).newThread(() -> { }).getName());
+        assertEquals(
+                "weft-fetch-1",
+                WeftThreads.factory("fetch", ThreadPolicy.VIRTUAL)
+                        .newThread(() -> {})
+                        .getName());
     }
 
     @Test
     void platformFactoryMakesNamedDaemonThreads() {
-        Thread t = WeftThreads.factory("io", ThreadPolicy.PLATFORM).newThread(() -> { });
+        Thread t = WeftThreads.factory("io", ThreadPolicy.PLATFORM).newThread(() -> {});
         assertFalse(t.isVirtual());
         assertTrue(t.isDaemon());
         assertEquals("weft-io-1", t.getName());
@@ -47,9 +51,9 @@ class WeftThreadsTest {
     @Test
     void defaultFactoryFollowsTheGlobalPolicy() {
         System.setProperty(ThreadPolicy.PROPERTY, "platform");
-        assertFalse(WeftThreads.factory("x").newThread(() -> { }).isVirtual());
+        assertFalse(WeftThreads.factory("x").newThread(() -> {}).isVirtual());
         System.setProperty(ThreadPolicy.PROPERTY, "virtual");
-        assertTrue(WeftThreads.factory("x").newThread(() -> { }).isVirtual());
+        assertTrue(WeftThreads.factory("x").newThread(() -> {}).isVirtual());
     }
 
     @Test

@@ -47,7 +47,8 @@ final class DumpStacks implements StackSource {
         this.overdueSince = overdueSince;
         this.threshold = thresholdNanos;
         this.period = periodNanos;
-        this.thread = Thread.ofPlatform().name("weft-starvation-stacks").daemon(true).start(this::watch);
+        this.thread =
+                Thread.ofPlatform().name("weft-starvation-stacks").daemon(true).start(this::watch);
     }
 
     private void watch() {

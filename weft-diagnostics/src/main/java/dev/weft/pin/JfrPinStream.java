@@ -36,13 +36,16 @@ final class JfrPinStream {
         stream.onError(monitor::failed);
         // RecordingStream.startAsync() runs on a non-daemon thread, which would keep the JVM alive
         // after main ends; start() on a daemon thread of our own does not.
-        thread = Thread.ofPlatform().name("weft-pin-monitor-" + monitor.id()).daemon(true).unstarted(() -> {
-            try {
-                stream.start();
-            } catch (Throwable t) {
-                monitor.failed(t);
-            }
-        });
+        thread = Thread.ofPlatform()
+                .name("weft-pin-monitor-" + monitor.id())
+                .daemon(true)
+                .unstarted(() -> {
+                    try {
+                        stream.start();
+                    } catch (Throwable t) {
+                        monitor.failed(t);
+                    }
+                });
     }
 
     /**

@@ -36,21 +36,21 @@ final class PinAttribution {
     private static final Pattern WAITED_FOR_INIT = Pattern.compile("initialization of (\\S+) by another thread");
     private static final Map<String, Boolean> JDK = new ConcurrentHashMap<>();
 
-    private PinAttribution() {
-    }
+    private PinAttribution() {}
 
     /** Why {@code pin} is the JDK's own and not the code's under test, or empty when it counts. */
     static Optional<String> jdkOwn(PinEvent pin) {
         List<PinFrame> frames = pin.frames();
         if (frames.isEmpty()) {
-            return Optional.empty();   // nothing to tell by: count it
+            return Optional.empty(); // nothing to tell by: count it
         }
         if (!pin.truncated() && frames.stream().allMatch(f -> jdkClass(f.className()))) {
             PinFrame runs = PinAggregator.siteFrames(frames, 1).getFirst();
-            return Optional.of(on(pin) + " is the JDK's own: every frame of its stack is the JDK's (it runs " + runs + ")");
+            return Optional.of(
+                    on(pin) + " is the JDK's own: every frame of its stack is the JDK's (it runs " + runs + ")");
         }
-        boolean ownInitializer = frames.stream()
-                .anyMatch(f -> f.method().equals("<clinit>") && !jdkClass(f.className()));
+        boolean ownInitializer =
+                frames.stream().anyMatch(f -> f.method().equals("<clinit>") && !jdkClass(f.className()));
         if (ownInitializer) {
             return Optional.empty();
         }
@@ -61,8 +61,10 @@ final class PinAttribution {
                         + m.group(1) + ", which the code under test only triggered");
             }
         }
-        boolean monitor = pin.reason() != null && pin.reason().toLowerCase(java.util.Locale.ROOT).contains("monitor");
-        Optional<PinFrame> jdkInit = frames.stream().filter(f -> f.method().equals("<clinit>")).findFirst();
+        boolean monitor = pin.reason() != null
+                && pin.reason().toLowerCase(java.util.Locale.ROOT).contains("monitor");
+        Optional<PinFrame> jdkInit =
+                frames.stream().filter(f -> f.method().equals("<clinit>")).findFirst();
         if (jdkInit.isPresent() && !monitor) {
             return Optional.of(on(pin) + " blocked in the one-time initialization of the JDK class "
                     + jdkInit.get().className() + ", which the code under test only triggered");

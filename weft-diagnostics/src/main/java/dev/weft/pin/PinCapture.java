@@ -119,7 +119,8 @@ public final class PinCapture {
             report = read(file, mark, to);
             return report;
         } catch (IOException e) {
-            failure = new UncheckedIOException("could not read back the pin capture's JFR recording: " + e.getMessage(), e);
+            failure = new UncheckedIOException(
+                    "could not read back the pin capture's JFR recording: " + e.getMessage(), e);
             throw failure;
         } catch (RuntimeException e) {
             failure = e;
@@ -149,7 +150,8 @@ public final class PinCapture {
                 // The chunks may hold events recorded for other recordings: from before this
                 // capture, at a lower threshold, or of types this one did not ask for.
                 if (!e.getEventType().getName().equals(PinEvent.JFR_EVENT)
-                        || e.getDuration().compareTo(threshold) < 0 || e.getEndTime().isBefore(from)) {
+                        || e.getDuration().compareTo(threshold) < 0
+                        || e.getEndTime().isBefore(from)) {
                     return false;
                 }
                 PinEvent pin = PinEvent.of(e);

@@ -42,10 +42,10 @@ public final class PinCheck {
     private static final ThreadFactory THREADS = WeftThreads.factory("pin-check", ThreadPolicy.VIRTUAL);
     /** {@code atLeast} for a capture, which holds the pins against no rule. */
     private static final int NO_RULE = -1;
+
     private static final AtomicBoolean WARNED_BOOLEAN = new AtomicBoolean();
 
-    private PinCheck() {
-    }
+    private PinCheck() {}
 
     /**
      * Which thread runs a check's body; Clojure's {@code :thread :virtual} and {@code :caller}.
@@ -112,10 +112,12 @@ public final class PinCheck {
      * @throws InterruptedException     as for {@link #capture(Body, BodyThread)}
      */
     @Blocking
-    public static PinReport verify(Body body, int atLeast, String what, BodyThread thread,
-                                   Function<String, ? extends Throwable> failure) throws Throwable {
+    public static PinReport verify(
+            Body body, int atLeast, String what, BodyThread thread, Function<String, ? extends Throwable> failure)
+            throws Throwable {
         if (atLeast < 0) {
-            throw new IllegalArgumentException("atLeast must be 0 (no pin allowed) or more (pins demanded); got " + atLeast);
+            throw new IllegalArgumentException(
+                    "atLeast must be 0 (no pin allowed) or more (pins demanded); got " + atLeast);
         }
         return check(body, atLeast, what, thread, failure);
     }
@@ -128,8 +130,9 @@ public final class PinCheck {
      */
     @Deprecated(since = "0.1.0")
     @Blocking
-    public static PinReport verify(Body body, int atLeast, String what, boolean onVirtualThread,
-                                   Function<String, ? extends Throwable> failure) throws Throwable {
+    public static PinReport verify(
+            Body body, int atLeast, String what, boolean onVirtualThread, Function<String, ? extends Throwable> failure)
+            throws Throwable {
         warnBoolean();
         return verify(body, atLeast, what, thread(onVirtualThread), failure);
     }
@@ -140,14 +143,17 @@ public final class PinCheck {
 
     private static void warnBoolean() {
         if (WARNED_BOOLEAN.compareAndSet(false, true)) {
-            System.getLogger(PinCheck.class.getName()).log(System.Logger.Level.WARNING,
-                    "PinCheck.capture/verify with a boolean for the body's thread is deprecated:"
-                            + " pass PinCheck.BodyThread.VIRTUAL or CALLER (this warning is given once)");
+            System.getLogger(PinCheck.class.getName())
+                    .log(
+                            System.Logger.Level.WARNING,
+                            "PinCheck.capture/verify with a boolean for the body's thread is deprecated:"
+                                    + " pass PinCheck.BodyThread.VIRTUAL or CALLER (this warning is given once)");
         }
     }
 
-    private static PinReport check(Body body, int atLeast, String what, BodyThread thread,
-                                   Function<String, ? extends Throwable> failure) throws Throwable {
+    private static PinReport check(
+            Body body, int atLeast, String what, BodyThread thread, Function<String, ? extends Throwable> failure)
+            throws Throwable {
         Objects.requireNonNull(body, "body");
         Objects.requireNonNull(thread, "thread");
         Objects.requireNonNull(what, "what");
@@ -209,8 +215,8 @@ public final class PinCheck {
     /** The message for a report that breaks the rule, or empty. */
     private static Optional<String> violation(PinReport r, int atLeast, String what) {
         if (atLeast == 0 && r.pins() > 0) {
-            return Optional.of("expected no pinned virtual threads, but " + what + " pinned "
-                    + times(r.pins()) + ":\n" + r.toText().stripTrailing());
+            return Optional.of("expected no pinned virtual threads, but " + what + " pinned " + times(r.pins()) + ":\n"
+                    + r.toText().stripTrailing());
         }
         if (atLeast > 0 && r.pins() < atLeast) {
             return Optional.of("expected " + what + " to pin a virtual thread at least " + times(atLeast)
@@ -225,9 +231,10 @@ public final class PinCheck {
      * {@code synchronized} holds the carrier (the scheduler compensates with another) but JFR
      * records no {@code jdk.VirtualThreadPinned} event, so no recording can count it.
      */
-    static final String JFR_BLIND_SPOT = Runtime.version().feature() >= 24 ? ""
+    static final String JFR_BLIND_SPOT = Runtime.version().feature() >= 24
+            ? ""
             : "\n(on JDK " + Runtime.version().feature() + ", Object.wait holds the carrier without any JFR pin event,"
-            + " so a check cannot count it; ./weft audit finds Object.wait in bytecode: see doc/pinning.md)";
+                    + " so a check cannot count it; ./weft audit finds Object.wait in bytecode: see doc/pinning.md)";
 
     private static String times(long n) {
         return n == 1 ? "once" : n + " times";

@@ -32,8 +32,15 @@ import jdk.jfr.consumer.RecordedThread;
  * @param frames            the top of the stack, innermost frame first (empty without a stack)
  * @param truncated         whether JFR cut the stack short
  */
-public record PinEvent(Instant start, Duration duration, String reason, String blockingOperation,
-                       String thread, String carrier, List<PinFrame> frames, boolean truncated) {
+public record PinEvent(
+        Instant start,
+        Duration duration,
+        String reason,
+        String blockingOperation,
+        String thread,
+        String carrier,
+        List<PinFrame> frames,
+        boolean truncated) {
 
     /** The JFR event this is built from. */
     public static final String JFR_EVENT = "jdk.VirtualThreadPinned";
@@ -54,12 +61,18 @@ public record PinEvent(Instant start, Duration duration, String reason, String b
      */
     public static PinEvent of(RecordedEvent event) {
         if (!JFR_EVENT.equals(event.getEventType().getName())) {
-            throw new IllegalArgumentException("not a " + JFR_EVENT + " event: " + event.getEventType().getName());
+            throw new IllegalArgumentException(
+                    "not a " + JFR_EVENT + " event: " + event.getEventType().getName());
         }
-        return new PinEvent(event.getStartTime(), event.getDuration(),
-                string(event, "pinnedReason"), string(event, "blockingOperation"),
-                threadName(event, "eventThread"), threadName(event, "carrierThread"),
-                frames(event.getStackTrace()), event.getStackTrace() != null && event.getStackTrace().isTruncated());
+        return new PinEvent(
+                event.getStartTime(),
+                event.getDuration(),
+                string(event, "pinnedReason"),
+                string(event, "blockingOperation"),
+                threadName(event, "eventThread"),
+                threadName(event, "carrierThread"),
+                frames(event.getStackTrace()),
+                event.getStackTrace() != null && event.getStackTrace().isTruncated());
     }
 
     /** When the carrier was released: {@code start + duration}. */
@@ -90,8 +103,11 @@ public record PinEvent(Instant start, Duration duration, String reason, String b
             if (f.getMethod() == null || f.getMethod().getType() == null) {
                 continue;
             }
-            frames.add(new PinFrame(f.getMethod().getType().getName(), f.getMethod().getName(),
-                    f.isJavaFrame() ? f.getLineNumber() : -1, "Native".equals(f.getType())));
+            frames.add(new PinFrame(
+                    f.getMethod().getType().getName(),
+                    f.getMethod().getName(),
+                    f.isJavaFrame() ? f.getLineNumber() : -1,
+                    "Native".equals(f.getType())));
         }
         return frames;
     }

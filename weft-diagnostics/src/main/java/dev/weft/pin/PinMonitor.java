@@ -109,7 +109,8 @@ public final class PinMonitor implements AutoCloseable {
         this.aggregator = new PinAggregator(b.topFrames, b.maxSites);
         this.nextSummary = summaryEvery == null ? 0 : System.nanoTime() + summaryEvery.toNanos();
         this.stream = new JfrPinStream(this, threshold);
-        this.sampler = b.schedulerInterval.isZero() ? null
+        this.sampler = b.schedulerInterval.isZero()
+                ? null
                 : SchedulerSampler.start(b.schedulerInterval, b.schedulerKeep, SchedulerSnapshot::take);
         this.starvation = b.starvation == null ? null : b.starvation.start();
     }
@@ -240,7 +241,7 @@ public final class PinMonitor implements AutoCloseable {
      * hook is refused with IllegalStateException once shutdown has begun, and is otherwise undone.
      */
     static boolean jvmShuttingDown() {
-        Thread probe = new Thread(() -> { });
+        Thread probe = new Thread(() -> {});
         try {
             Runtime.getRuntime().addShutdownHook(probe);
             Runtime.getRuntime().removeShutdownHook(probe);
@@ -268,7 +269,10 @@ public final class PinMonitor implements AutoCloseable {
             try {
                 onPin.accept(pin);
             } catch (RuntimeException | Error e) {
-                logger.log(Level.WARNING, "weft pin monitor " + id + ": the onPin callback threw; the pin is still counted", e);
+                logger.log(
+                        Level.WARNING,
+                        "weft pin monitor " + id + ": the onPin callback threw; the pin is still counted",
+                        e);
             }
         }
     }
@@ -320,7 +324,8 @@ public final class PinMonitor implements AutoCloseable {
             long deadline = System.nanoTime() + DELIVERY_TIMEOUT.toNanos();
             while (!started) {
                 if (failure != null) {
-                    throw new IllegalStateException("the pin monitor's JFR stream failed to start: " + failure, failure);
+                    throw new IllegalStateException(
+                            "the pin monitor's JFR stream failed to start: " + failure, failure);
                 }
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException("the pin monitor's JFR stream did not start within "
@@ -413,7 +418,8 @@ public final class PinMonitor implements AutoCloseable {
     }
 
     private void logSummary() {
-        PinReport now = aggregator.report(started, Instant.now(), threshold, sampler == null ? null : sampler.samples());
+        PinReport now =
+                aggregator.report(started, Instant.now(), threshold, sampler == null ? null : sampler.samples());
         Map<List<Object>, Long> counts = new HashMap<>();
         List<String> grown = new ArrayList<>();
         for (PinSite s : now.sites()) {
@@ -422,8 +428,8 @@ public final class PinMonitor implements AutoCloseable {
             long delta = s.count() - countsAtLastSummary.getOrDefault(key, 0L);
             if (delta > 0 && grown.size() < 3) {
                 PinFrame at = s.firstApplicationFrame();
-                grown.add(delta + " x " + (s.reason() == null ? "pinned" : s.reason())
-                        + (at == null ? "" : " at " + at));
+                grown.add(
+                        delta + " x " + (s.reason() == null ? "pinned" : s.reason()) + (at == null ? "" : " at " + at));
             }
         }
         long newPins = now.pins() - pinsAtLastSummary;
@@ -431,23 +437,40 @@ public final class PinMonitor implements AutoCloseable {
         countsAtLastSummary = counts;
         pinsAtLastSummary = now.pins();
         failuresAtLastSummary = now.submitFailures();
-        String scheduler = (now.scheduler() == null ? "" : "; scheduler: " + now.scheduler().summary())
+        String scheduler = (now.scheduler() == null
+                        ? ""
+                        : "; scheduler: " + now.scheduler().summary())
                 + StarvationSummary.line(starvation);
         long episodes = starvation == null ? 0 : starvation.report().episodes();
         boolean starved = episodes > episodesAtLastSummary;
         episodesAtLastSummary = episodes;
         if (newPins == 0 && newFailures == 0 && !starved) {
-            logger.log(Level.DEBUG, () -> String.format(Locale.ROOT, "weft pin monitor %d: no pins in the last %s (%d since start)%s",
-                    id, Durations.human(summaryEvery), now.pins(), scheduler));
+            logger.log(
+                    Level.DEBUG,
+                    () -> String.format(
+                            Locale.ROOT,
+                            "weft pin monitor %d: no pins in the last %s (%d since start)%s",
+                            id,
+                            Durations.human(summaryEvery),
+                            now.pins(),
+                            scheduler));
             return;
         }
-        logger.log(Level.WARNING, String.format(Locale.ROOT,
-                "weft pin monitor %d: %d %s in the last %s (%d since start)%s; top: %s%s", id, newPins,
-                newPins == 1 ? "pin" : "pins",
-                Durations.human(summaryEvery), now.pins(),
-                newFailures == 0 ? "" : ", " + newFailures + " virtual threads could not be scheduled",
-                grown.isEmpty() ? (newPins == 0 ? "none" : "(sites beyond the site limit)") : String.join("; ", grown),
-                scheduler));
+        logger.log(
+                Level.WARNING,
+                String.format(
+                        Locale.ROOT,
+                        "weft pin monitor %d: %d %s in the last %s (%d since start)%s; top: %s%s",
+                        id,
+                        newPins,
+                        newPins == 1 ? "pin" : "pins",
+                        Durations.human(summaryEvery),
+                        now.pins(),
+                        newFailures == 0 ? "" : ", " + newFailures + " virtual threads could not be scheduled",
+                        grown.isEmpty()
+                                ? (newPins == 0 ? "none" : "(sites beyond the site limit)")
+                                : String.join("; ", grown),
+                        scheduler));
     }
 
     /** One mark: {@code done} is counted down when it was delivered or the monitor stopped. */
@@ -475,8 +498,7 @@ public final class PinMonitor implements AutoCloseable {
         private Duration schedulerInterval = Duration.ofSeconds(1);
         private int schedulerKeep = 600;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /**
          * Records pins at least this long (default 20 ms). {@code Duration.ZERO} records every pin,
@@ -540,7 +562,8 @@ public final class PinMonitor implements AutoCloseable {
         public Builder summaryEvery(Duration period) {
             Objects.requireNonNull(period, "period");
             if (period.isNegative() || period.isZero()) {
-                throw new IllegalArgumentException("summary period must be positive, e.g. Duration.ofMinutes(1); got " + period);
+                throw new IllegalArgumentException(
+                        "summary period must be positive, e.g. Duration.ofMinutes(1); got " + period);
             }
             this.summaryEvery = period;
             return this;
@@ -562,7 +585,8 @@ public final class PinMonitor implements AutoCloseable {
         public Builder sampleScheduler(Duration interval, int keep) {
             Objects.requireNonNull(interval, "interval");
             if (interval.isNegative()) {
-                throw new IllegalArgumentException("scheduler sampling interval must be >= 0 (0 turns it off); got " + interval);
+                throw new IllegalArgumentException(
+                        "scheduler sampling interval must be >= 0 (0 turns it off); got " + interval);
             }
             if (!interval.isZero() && keep < 1) {
                 throw new IllegalArgumentException("keep at least 1 scheduler sample; got " + keep);

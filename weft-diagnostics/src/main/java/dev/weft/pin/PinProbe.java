@@ -31,8 +31,7 @@ public final class PinProbe {
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final byte[] INIT = initBytes();
 
-    private PinProbe() {
-    }
+    private PinProbe() {}
 
     /**
      * Blocks the calling thread for {@code duration} inside a class initializer: a virtual thread
@@ -67,13 +66,15 @@ public final class PinProbe {
     public static void pinVirtualThread(Duration duration) throws InterruptedException {
         Objects.requireNonNull(duration, "duration");
         AtomicReference<Throwable> failed = new AtomicReference<>();
-        Thread t = Thread.ofVirtual().name("weft-pin-probe-" + THREADS.incrementAndGet()).start(() -> {
-            try {
-                pin(duration);
-            } catch (Throwable e) {
-                failed.set(e);
-            }
-        });
+        Thread t = Thread.ofVirtual()
+                .name("weft-pin-probe-" + THREADS.incrementAndGet())
+                .start(() -> {
+                    try {
+                        pin(duration);
+                    } catch (Throwable e) {
+                        failed.set(e);
+                    }
+                });
         try {
             t.join();
         } catch (InterruptedException e) {

@@ -33,10 +33,18 @@ import java.util.Objects;
  *                       {@link UncountedPin}); always empty in a monitor's report, which counts
  *                       every pin
  */
-public record PinReport(Instant from, Instant to, Duration threshold, long pins, Duration pinned,
-                        List<PinSite> sites, long otherPins, long submitFailures,
-                        List<String> submitFailureMessages, SchedulerSamples scheduler,
-                        List<UncountedPin> notCounted) {
+public record PinReport(
+        Instant from,
+        Instant to,
+        Duration threshold,
+        long pins,
+        Duration pinned,
+        List<PinSite> sites,
+        long otherPins,
+        long submitFailures,
+        List<String> submitFailureMessages,
+        SchedulerSamples scheduler,
+        List<UncountedPin> notCounted) {
 
     /** @throws NullPointerException if a required component is null */
     public PinReport {
@@ -50,17 +58,45 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
     }
 
     /** A report with no uncounted pins: the form before {@code notCounted} existed. */
-    public PinReport(Instant from, Instant to, Duration threshold, long pins, Duration pinned,
-                     List<PinSite> sites, long otherPins, long submitFailures,
-                     List<String> submitFailureMessages, SchedulerSamples scheduler) {
-        this(from, to, threshold, pins, pinned, sites, otherPins, submitFailures, submitFailureMessages, scheduler,
+    public PinReport(
+            Instant from,
+            Instant to,
+            Duration threshold,
+            long pins,
+            Duration pinned,
+            List<PinSite> sites,
+            long otherPins,
+            long submitFailures,
+            List<String> submitFailureMessages,
+            SchedulerSamples scheduler) {
+        this(
+                from,
+                to,
+                threshold,
+                pins,
+                pinned,
+                sites,
+                otherPins,
+                submitFailures,
+                submitFailureMessages,
+                scheduler,
                 List.of());
     }
 
     /** This report with {@code notCounted} as its uncounted pins. */
     PinReport withNotCounted(List<UncountedPin> notCounted) {
-        return new PinReport(from, to, threshold, pins, pinned, sites, otherPins, submitFailures,
-                submitFailureMessages, scheduler, notCounted);
+        return new PinReport(
+                from,
+                to,
+                threshold,
+                pins,
+                pinned,
+                sites,
+                otherPins,
+                submitFailures,
+                submitFailureMessages,
+                scheduler,
+                notCounted);
     }
 
     /** True when nothing was pinned and no submission failed. */
@@ -109,15 +145,30 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
         if (pins == 0) {
             b.append("no pins");
         } else {
-            b.append(pins).append(pins == 1 ? " pin at " : " pins at ").append(sites.size())
-                    .append(sites.size() == 1 ? " site, " : " sites, ").append(Durations.human(pinned)).append(" pinned in total");
+            b.append(pins)
+                    .append(pins == 1 ? " pin at " : " pins at ")
+                    .append(sites.size())
+                    .append(sites.size() == 1 ? " site, " : " sites, ")
+                    .append(Durations.human(pinned))
+                    .append(" pinned in total");
         }
-        b.append(" (threshold ").append(Durations.human(threshold)).append(", ").append(Durations.human(observed)).append(" observed)\n");
+        b.append(" (threshold ")
+                .append(Durations.human(threshold))
+                .append(", ")
+                .append(Durations.human(observed))
+                .append(" observed)\n");
         int i = 1;
         for (PinSite s : sites) {
-            b.append('\n').append(String.format(Locale.ROOT, "#%-2d %d %s, %s total, max %s: %s\n", i++, s.count(),
-                    s.count() == 1 ? "pin" : "pins", Durations.human(s.total()), Durations.human(s.max()),
-                    s.reason() == null ? "pinned (JFR gives no reason before JDK 24)" : s.reason()));
+            b.append('\n')
+                    .append(String.format(
+                            Locale.ROOT,
+                            "#%-2d %d %s, %s total, max %s: %s\n",
+                            i++,
+                            s.count(),
+                            s.count() == 1 ? "pin" : "pins",
+                            Durations.human(s.total()),
+                            Durations.human(s.max()),
+                            s.reason() == null ? "pinned (JFR gives no reason before JDK 24)" : s.reason()));
             if (s.blockingOperation() != null) {
                 b.append("    blocking: ").append(s.blockingOperation()).append('\n');
             }
@@ -132,15 +183,24 @@ public record PinReport(Instant from, Instant to, Duration threshold, long pins,
             b.append('\n').append(otherPins).append(" more pins at sites beyond the monitor's site limit\n");
         }
         if (submitFailures > 0) {
-            b.append('\n').append(submitFailures).append(" virtual threads could not be scheduled"
-                    + " (jdk.VirtualThreadSubmitFailed): ").append(String.join("; ", submitFailureMessages)).append('\n');
+            b.append('\n')
+                    .append(submitFailures)
+                    .append(" virtual threads could not be scheduled" + " (jdk.VirtualThreadSubmitFailed): ")
+                    .append(String.join("; ", submitFailureMessages))
+                    .append('\n');
         }
         if (!notCounted.isEmpty()) {
-            b.append('\n').append(notCounted.size()).append(notCounted.size() == 1 ? " pin" : " pins")
+            b.append('\n')
+                    .append(notCounted.size())
+                    .append(notCounted.size() == 1 ? " pin" : " pins")
                     .append(" not counted, the JDK's own and not the code's under test:\n");
             for (UncountedPin u : notCounted) {
                 PinEvent p = u.pin();
-                b.append("  - ").append(Durations.human(p.duration())).append(": ").append(u.why()).append('\n');
+                b.append("  - ")
+                        .append(Durations.human(p.duration()))
+                        .append(": ")
+                        .append(u.why())
+                        .append('\n');
                 if (p.reason() != null) {
                     b.append("    ").append(p.reason()).append('\n');
                 }

@@ -21,8 +21,15 @@ import java.util.Objects;
  * @param firstSeen         when the first one began
  * @param lastSeen          when the last one began
  */
-public record PinSite(String reason, String blockingOperation, List<PinFrame> frames, long count,
-                      Duration total, Duration max, Instant firstSeen, Instant lastSeen) {
+public record PinSite(
+        String reason,
+        String blockingOperation,
+        List<PinFrame> frames,
+        long count,
+        Duration total,
+        Duration max,
+        Instant firstSeen,
+        Instant lastSeen) {
 
     /** @throws NullPointerException if frames, a duration or an instant is null */
     public PinSite {
@@ -35,7 +42,10 @@ public record PinSite(String reason, String blockingOperation, List<PinFrame> fr
 
     /** The innermost frame outside the JDK, the line to look at first, or null when all are JDK frames. */
     public PinFrame firstApplicationFrame() {
-        return frames.stream().filter(f -> !PinAggregator.jdkClass(f.className())).findFirst().orElse(null);
+        return frames.stream()
+                .filter(f -> !PinAggregator.jdkClass(f.className()))
+                .findFirst()
+                .orElse(null);
     }
 
     /**

@@ -10,6 +10,5 @@ final class ProbeInit {
         PinProbe.blockInInitializer();
     }
 
-    private ProbeInit() {
-    }
+    private ProbeInit() {}
 }

@@ -10,8 +10,7 @@ import java.util.List;
 final class SampleWindow {
 
     /** A virtual thread seen on a carrier at {@code at}, its frames innermost first. */
-    record Sample(Instant at, List<PinFrame> frames) {
-    }
+    record Sample(Instant at, List<PinFrame> frames) {}
 
     private final ArrayDeque<Sample> samples = new ArrayDeque<>();
     private final Duration keep;

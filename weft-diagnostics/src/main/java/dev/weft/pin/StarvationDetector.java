@@ -78,6 +78,7 @@ public final class StarvationDetector implements AutoCloseable {
     private volatile StackSource sampler;
     /** When the canary became due, while it waits to run; {@code Long.MAX_VALUE} otherwise. */
     private volatile long canaryDue = Long.MAX_VALUE;
+
     private final Thread canary;
     private final Instant from = Instant.now();
     private final Object lock = new Object();
@@ -116,14 +117,18 @@ public final class StarvationDetector implements AutoCloseable {
         StackSource s = null;
         if (b.sampleStacks) {
             try {
-                s = Runtime.version().feature() >= DUMP_BELOW_JDK ? new StarvationSampler(b.samplePeriod)
+                s = Runtime.version().feature() >= DUMP_BELOW_JDK
+                        ? new StarvationSampler(b.samplePeriod)
                         : new DumpStacks(() -> canaryDue, threshold, period);
             } catch (IllegalStateException | LinkageError | java.io.IOException noSource) {
-                s = null;   // no JFR or no jdk.management in this runtime: episodes are still timed, without stacks
+                s = null; // no JFR or no jdk.management in this runtime: episodes are still timed, without stacks
             }
         }
         this.sampler = s;
-        this.reference = Thread.ofPlatform().daemon(true).name("weft-starvation-reference").start(this::reference);
+        this.reference = Thread.ofPlatform()
+                .daemon(true)
+                .name("weft-starvation-reference")
+                .start(this::reference);
         this.canary = Thread.ofVirtual().name(StarvationSampler.CANARY).start(this::watch);
     }
 
@@ -239,8 +244,15 @@ public final class StarvationDetector implements AutoCloseable {
                 starved += e.waited().toNanos();
                 max = Math.max(max, e.waited().toNanos());
             }
-            return new StarvationReport(from, Instant.now(), Duration.ofNanos(threshold), n,
-                    Duration.ofNanos(starved), Duration.ofNanos(max), ranked(sites), unattributed);
+            return new StarvationReport(
+                    from,
+                    Instant.now(),
+                    Duration.ofNanos(threshold),
+                    n,
+                    Duration.ofNanos(starved),
+                    Duration.ofNanos(max),
+                    ranked(sites),
+                    unattributed);
         }
     }
 
@@ -302,10 +314,9 @@ public final class StarvationDetector implements AutoCloseable {
         private Duration samplePeriod = Duration.ofMillis(10);
         private boolean sampleStacks = true;
         private int topFrames = 5;
-        private Consumer<? super Episode> onStarvation = e -> { };
+        private Consumer<? super Episode> onStarvation = e -> {};
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** A canary delay of at least this is an episode (default 20 ms; positive). */
         public Builder threshold(Duration threshold) {

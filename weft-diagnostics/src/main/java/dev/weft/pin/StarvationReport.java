@@ -23,8 +23,15 @@ import java.util.Objects;
  *                     and no virtual thread was on a carrier (the operating system did not run the
  *                     carriers): not episodes, not in {@code starved} or {@code max}
  */
-public record StarvationReport(Instant from, Instant to, Duration threshold, long episodes, Duration starved,
-                               Duration max, List<Site> sites, long unattributed) {
+public record StarvationReport(
+        Instant from,
+        Instant to,
+        Duration threshold,
+        long episodes,
+        Duration starved,
+        Duration max,
+        List<Site> sites,
+        long unattributed) {
 
     /** Copies the sites. */
     public StarvationReport {
@@ -33,8 +40,14 @@ public record StarvationReport(Instant from, Instant to, Duration threshold, lon
     }
 
     /** A report without unattributed delays. */
-    public StarvationReport(Instant from, Instant to, Duration threshold, long episodes, Duration starved,
-                            Duration max, List<Site> sites) {
+    public StarvationReport(
+            Instant from,
+            Instant to,
+            Duration threshold,
+            long episodes,
+            Duration starved,
+            Duration max,
+            List<Site> sites) {
         this(from, to, threshold, episodes, starved, max, sites, 0);
     }
 
@@ -85,12 +98,20 @@ public record StarvationReport(Instant from, Instant to, Duration threshold, lon
     /** A headline, then each site with its samples and frames. */
     public String toText() {
         StringBuilder b = new StringBuilder();
-        b.append(episodes).append(episodes == 1 ? " starvation episode" : " starvation episodes").append(", ")
-                .append(dev.weft.thread.internal.Durations.human(starved)).append(" in total, longest ")
-                .append(dev.weft.thread.internal.Durations.human(max)).append(" (threshold ")
-                .append(dev.weft.thread.internal.Durations.human(threshold)).append(")");
+        b.append(episodes)
+                .append(episodes == 1 ? " starvation episode" : " starvation episodes")
+                .append(", ")
+                .append(dev.weft.thread.internal.Durations.human(starved))
+                .append(" in total, longest ")
+                .append(dev.weft.thread.internal.Durations.human(max))
+                .append(" (threshold ")
+                .append(dev.weft.thread.internal.Durations.human(threshold))
+                .append(")");
         if (unattributed > 0) {
-            b.append("; ").append(unattributed).append(" more late wake-up").append(unattributed == 1 ? "" : "s")
+            b.append("; ")
+                    .append(unattributed)
+                    .append(" more late wake-up")
+                    .append(unattributed == 1 ? "" : "s")
                     .append(" with no virtual thread on a carrier (the operating system did not run the carriers)");
         }
         int i = 1;

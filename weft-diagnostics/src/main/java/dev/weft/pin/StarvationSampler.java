@@ -32,13 +32,16 @@ final class StarvationSampler implements StackSource {
         stream.onEvent(EXECUTION_SAMPLE, this::sampled);
         stream.onFlush(() -> flushedUpTo = Instant.now().minusMillis(50));
         stream.setMaxAge(Duration.ofSeconds(5));
-        Thread t = Thread.ofPlatform().name("weft-starvation-sampler").daemon(true).unstarted(() -> {
-            try {
-                stream.start();
-            } catch (RuntimeException | Error ended) {
-                // closed, or JFR failed: the detector still times its canary
-            }
-        });
+        Thread t = Thread.ofPlatform()
+                .name("weft-starvation-sampler")
+                .daemon(true)
+                .unstarted(() -> {
+                    try {
+                        stream.start();
+                    } catch (RuntimeException | Error ended) {
+                        // closed, or JFR failed: the detector still times its canary
+                    }
+                });
         t.start();
     }
 

@@ -5,8 +5,7 @@ import dev.weft.thread.internal.Durations;
 /** The starvation part of a {@link PinMonitor}'s periodic summary. */
 final class StarvationSummary {
 
-    private StarvationSummary() {
-    }
+    private StarvationSummary() {}
 
     /** {@code "; starvation: N episodes, T waited for a carrier (site)"}, or "" without a detector. */
     static String line(StarvationDetector d) {
@@ -14,10 +13,10 @@ final class StarvationSummary {
             return "";
         }
         StarvationReport r = d.report();
-        String site = r.sites().isEmpty() || r.sites().getFirst().frames().isEmpty() ? ""
+        String site = r.sites().isEmpty() || r.sites().getFirst().frames().isEmpty()
+                ? ""
                 : " at " + r.sites().getFirst().frames().getFirst();
         return "; starvation: " + r.episodes() + (r.episodes() == 1 ? " episode, " : " episodes, ")
                 + Durations.human(r.starved()) + " waited for a carrier since start" + site;
     }
-
 }

@@ -60,10 +60,12 @@ public final class ThreadDump {
         try {
             diagnostic = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         } catch (IllegalArgumentException | LinkageError e) {
-            throw new IllegalStateException("a thread dump needs the jdk.management module, which this runtime lacks ("
-                    + e + "); run on a full JDK 21+ (or add jdk.management to the jlink image)", e);
+            throw new IllegalStateException(
+                    "a thread dump needs the jdk.management module, which this runtime lacks (" + e
+                            + "); run on a full JDK 21+ (or add jdk.management to the jlink image)",
+                    e);
         }
-        Files.deleteIfExists(file);   // dumpThreads refuses to replace a file
+        Files.deleteIfExists(file); // dumpThreads refuses to replace a file
         diagnostic.dumpThreads(file.toAbsolutePath().toString(), HotSpotDiagnosticMXBean.ThreadDumpFormat.JSON);
         return parse(Files.readString(file));
     }
@@ -147,11 +149,13 @@ public final class ThreadDump {
     /** Whether a dumped stack is a started virtual thread that was on a carrier. */
     static boolean onCarrier(List<String> stack) {
         if (!startedVirtual(stack)) {
-            return false;   // a platform thread, or a virtual thread not started or queued to run
+            return false; // a platform thread, or a virtual thread not started or queued to run
         }
         PinFrame top = frame(stack.getFirst());
         boolean scheduler = top.className().equals("java.lang.VirtualThread")
-                && (top.method().startsWith("park") || top.method().equals("yieldContinuation") || top.method().equals("tryYield"))
+                && (top.method().startsWith("park")
+                        || top.method().equals("yieldContinuation")
+                        || top.method().equals("tryYield"))
                 && !top.method().equals("parkOnCarrierThread");
         return !scheduler && !top.className().startsWith("jdk.internal.vm.Continuation");
     }
@@ -232,7 +236,7 @@ public final class ThreadDump {
                     b.append((char) Integer.parseInt(json.substring(i, i + 4), 16));
                     i += 4;
                 }
-                default -> b.append(e);   // \" \\ \/
+                default -> b.append(e); // \" \\ \/
             }
         }
         return i;

@@ -29,8 +29,11 @@ public record UncountedPin(PinEvent pin, String why) {
         m.put("why", why);
         m.put("reason", pin.reason());
         m.put("duration_ms", PinReport.millis(pin.duration()));
-        m.put("frames", PinAggregator.siteFrames(pin.frames(), PinAggregator.DEFAULT_TOP_FRAMES).stream()
-                .map(PinFrame::toMap).toList());
+        m.put(
+                "frames",
+                PinAggregator.siteFrames(pin.frames(), PinAggregator.DEFAULT_TOP_FRAMES).stream()
+                        .map(PinFrame::toMap)
+                        .toList());
         return m;
     }
 }

@@ -52,8 +52,8 @@ public final class EventRecording implements AutoCloseable {
      *                                  name is blank
      * @throws IllegalStateException    if this JVM has no JFR
      */
-    public static EventRecording start(Duration threshold, boolean stackTraces, Consumer<RecordedEvent> onEvent,
-                                       String... events) {
+    public static EventRecording start(
+            Duration threshold, boolean stackTraces, Consumer<RecordedEvent> onEvent, String... events) {
         Objects.requireNonNull(threshold, "threshold");
         Objects.requireNonNull(onEvent, "onEvent");
         if (threshold.isNegative()) {
@@ -64,15 +64,18 @@ public final class EventRecording implements AutoCloseable {
         }
         for (String name : List.of(events)) {
             if (name.isBlank()) {
-                throw new IllegalArgumentException("a JFR event name is blank; name events like \"jdk.VirtualThreadPinned\"");
+                throw new IllegalArgumentException(
+                        "a JFR event name is blank; name events like \"jdk.VirtualThreadPinned\"");
             }
         }
         RecordingStream stream;
         try {
             stream = new RecordingStream();
         } catch (IllegalStateException | SecurityException | NoClassDefFoundError e) {
-            throw new IllegalStateException("recording JFR events needs JFR, which this JVM lacks or refuses ("
-                    + e + "); run on a full JDK 21+ (or add jdk.jfr to the jlink image)", e);
+            throw new IllegalStateException(
+                    "recording JFR events needs JFR, which this JVM lacks or refuses (" + e
+                            + "); run on a full JDK 21+ (or add jdk.jfr to the jlink image)",
+                    e);
         }
         for (String name : events) {
             var settings = stream.enable(name).withThreshold(threshold);

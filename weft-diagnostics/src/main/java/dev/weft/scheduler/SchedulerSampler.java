@@ -51,7 +51,8 @@ public final class SchedulerSampler {
         this.interval = interval;
         this.capacity = capacity;
         this.source = source;
-        this.thread = Thread.ofPlatform().name("weft-scheduler-sampler").daemon(true).unstarted(this::loop);
+        this.thread =
+                Thread.ofPlatform().name("weft-scheduler-sampler").daemon(true).unstarted(this::loop);
     }
 
     /**
@@ -101,7 +102,8 @@ public final class SchedulerSampler {
     private static void checkInterval(Duration interval) {
         Objects.requireNonNull(interval, "interval");
         if (interval.isNegative() || interval.isZero()) {
-            throw new IllegalArgumentException("sampling interval must be positive, e.g. Duration.ofMillis(20); got " + interval);
+            throw new IllegalArgumentException(
+                    "sampling interval must be positive, e.g. Duration.ofMillis(20); got " + interval);
         }
     }
 

@@ -162,8 +162,13 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
      */
     public Map<String, List<Object>> series() {
         Map<String, List<Object>> m = new LinkedHashMap<>();
-        for (String key : List.of("at", "parallelism", "pool_size", "mounted_virtual_threads",
-                "queued_virtual_threads", "live_platform_threads")) {
+        for (String key : List.of(
+                "at",
+                "parallelism",
+                "pool_size",
+                "mounted_virtual_threads",
+                "queued_virtual_threads",
+                "live_platform_threads")) {
             m.put(key, new ArrayList<>(samples.size()));
         }
         for (SchedulerSnapshot s : samples) {
@@ -180,15 +185,27 @@ public record SchedulerSamples(List<SchedulerSnapshot> samples, long dropped) {
     public String summary() {
         Duration over = Duration.between(from(), to());
         if (!available()) {
-            return String.format(Locale.ROOT, "scheduler figures %s; peak platform threads %d over %s",
-                    samples.getLast().unavailableReason(), peakPlatformThreads(), Durations.human(over));
+            return String.format(
+                    Locale.ROOT,
+                    "scheduler figures %s; peak platform threads %d over %s",
+                    samples.getLast().unavailableReason(),
+                    peakPlatformThreads(),
+                    Durations.human(over));
         }
-        return String.format(Locale.ROOT,
+        return String.format(
+                Locale.ROOT,
                 "parallelism %d, pool max %d (%d compensating), mounted max %d mean %.1f, queued max %d mean %.1f"
                         + " (queued in %.0f%% of %d samples over %s)",
-                parallelism(), maxPoolSize(), maxCompensatingCarriers(), maxMountedVirtualThreads(),
-                meanMountedVirtualThreads(), maxQueuedVirtualThreads(), meanQueuedVirtualThreads(),
-                100 * queuedFraction(), samples.size(), Durations.human(over));
+                parallelism(),
+                maxPoolSize(),
+                maxCompensatingCarriers(),
+                maxMountedVirtualThreads(),
+                meanMountedVirtualThreads(),
+                maxQueuedVirtualThreads(),
+                meanQueuedVirtualThreads(),
+                100 * queuedFraction(),
+                samples.size(),
+                Durations.human(over));
     }
 
     private boolean available() {

@@ -72,11 +72,29 @@ public record SchedulerSnapshot(
      * A snapshot without a direct carrier count ({@code carrierThreads} -1), as one of another JVM
      * is; the form before {@code carrierThreads} existed.
      */
-    public SchedulerSnapshot(Instant at, boolean schedulerAvailable, String unavailableReason, int parallelism,
-                             int poolSize, int mountedVirtualThreads, long queuedVirtualThreads,
-                             int livePlatformThreads, int peakPlatformThreads, long startedPlatformThreads) {
-        this(at, schedulerAvailable, unavailableReason, parallelism, poolSize, mountedVirtualThreads,
-                queuedVirtualThreads, livePlatformThreads, peakPlatformThreads, startedPlatformThreads, -1);
+    public SchedulerSnapshot(
+            Instant at,
+            boolean schedulerAvailable,
+            String unavailableReason,
+            int parallelism,
+            int poolSize,
+            int mountedVirtualThreads,
+            long queuedVirtualThreads,
+            int livePlatformThreads,
+            int peakPlatformThreads,
+            long startedPlatformThreads) {
+        this(
+                at,
+                schedulerAvailable,
+                unavailableReason,
+                parallelism,
+                poolSize,
+                mountedVirtualThreads,
+                queuedVirtualThreads,
+                livePlatformThreads,
+                peakPlatformThreads,
+                startedPlatformThreads,
+                -1);
     }
 
     /** Takes a snapshot now. Cheap enough to call every few milliseconds. */
@@ -89,10 +107,18 @@ public record SchedulerSnapshot(
         if (SCHEDULER.bean() == null) {
             return new SchedulerSnapshot(now, false, SCHEDULER.reason(), -1, -1, -1, -1, live, peak, started, carriers);
         }
-        return new SchedulerSnapshot(now, true, null,
-                SCHEDULER.intValue(SCHEDULER.parallelism()), SCHEDULER.intValue(SCHEDULER.poolSize()),
-                SCHEDULER.intValue(SCHEDULER.mounted()), SCHEDULER.longValue(SCHEDULER.queued()),
-                live, peak, started, carriers);
+        return new SchedulerSnapshot(
+                now,
+                true,
+                null,
+                SCHEDULER.intValue(SCHEDULER.parallelism()),
+                SCHEDULER.intValue(SCHEDULER.poolSize()),
+                SCHEDULER.intValue(SCHEDULER.mounted()),
+                SCHEDULER.longValue(SCHEDULER.queued()),
+                live,
+                peak,
+                started,
+                carriers);
     }
 
     /**
@@ -107,7 +133,7 @@ public record SchedulerSnapshot(
         while (root.getParent() != null) {
             root = root.getParent();
         }
-        Thread[] all = new Thread[root.activeCount() + 64];   // threads started meanwhile fit, or are missed
+        Thread[] all = new Thread[root.activeCount() + 64]; // threads started meanwhile fit, or are missed
         int n = root.enumerate(all, true);
         int carriers = 0;
         for (int i = 0; i < n; i++) {
@@ -134,18 +160,32 @@ public record SchedulerSnapshot(
             long started = ((Number) jvm.getAttribute(threading, "TotalStartedThreadCount")).longValue();
             ObjectName scheduler = new ObjectName(SCHEDULER_NAME);
             if (!jvm.isRegistered(scheduler)) {
-                return new SchedulerSnapshot(now, false,
+                return new SchedulerSnapshot(
+                        now,
+                        false,
                         "not available: that JVM has no VirtualThreadSchedulerMXBean (it needs JDK 24 or later)",
-                        -1, -1, -1, -1, live, peak, started);
+                        -1,
+                        -1,
+                        -1,
+                        -1,
+                        live,
+                        peak,
+                        started);
             }
-            return new SchedulerSnapshot(now, true, null,
+            return new SchedulerSnapshot(
+                    now,
+                    true,
+                    null,
                     ((Number) jvm.getAttribute(scheduler, "Parallelism")).intValue(),
                     ((Number) jvm.getAttribute(scheduler, "PoolSize")).intValue(),
                     ((Number) jvm.getAttribute(scheduler, "MountedVirtualThreadCount")).intValue(),
                     ((Number) jvm.getAttribute(scheduler, "QueuedVirtualThreadCount")).longValue(),
-                    live, peak, started);
+                    live,
+                    peak,
+                    started);
         } catch (InstanceNotFoundException e) {
-            throw new IOException("the JVM has no " + e.getMessage() + " MXBean: is it a Java VM with java.management?", e);
+            throw new IOException(
+                    "the JVM has no " + e.getMessage() + " MXBean: is it a Java VM with java.management?", e);
         } catch (JMException e) {
             throw new IOException("reading the scheduler's MXBeans failed: " + e, e);
         }
@@ -186,15 +226,17 @@ public record SchedulerSnapshot(
     }
 
     /** Reflective access: weft compiles against JDK 21, where the bean's interface does not exist. */
-    private record SchedulerBean(Object bean, String reason,
-                                 Method parallelism, Method poolSize, Method mounted, Method queued) {
+    private record SchedulerBean(
+            Object bean, String reason, Method parallelism, Method poolSize, Method mounted, Method queued) {
 
         static SchedulerBean find() {
             try {
                 Class<?> type = Class.forName("jdk.management.VirtualThreadSchedulerMXBean");
                 @SuppressWarnings("unchecked")
                 Object bean = ManagementFactory.getPlatformMXBean((Class<? extends PlatformManagedObject>) type);
-                return new SchedulerBean(bean, null,
+                return new SchedulerBean(
+                        bean,
+                        null,
                         type.getMethod("getParallelism"),
                         type.getMethod("getPoolSize"),
                         type.getMethod("getMountedVirtualThreadCount"),

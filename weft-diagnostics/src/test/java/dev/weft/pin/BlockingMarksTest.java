@@ -21,8 +21,12 @@ class BlockingMarksTest {
         assertEquals(Set.of("close()", "report()", "stop()", "sync(Duration)"), marked(PinMonitor.class, BLOCKING));
         assertEquals(Set.of("start()"), marked(PinMonitor.Builder.class, BLOCKING));
         assertEquals(Set.of("end()"), marked(PinCapture.class, BLOCKING));
-        assertEquals(Set.of("capture(Body, BodyThread)", "capture(Body, boolean)",
-                        "verify(Body, int, String, BodyThread, Function)", "verify(Body, int, String, boolean, Function)"),
+        assertEquals(
+                Set.of(
+                        "capture(Body, BodyThread)",
+                        "capture(Body, boolean)",
+                        "verify(Body, int, String, BodyThread, Function)",
+                        "verify(Body, int, String, boolean, Function)"),
                 marked(PinCheck.class, BLOCKING));
         assertEquals(Set.of("pin(Duration)", "pinVirtualThread(Duration)"), marked(PinProbe.class, BLOCKING));
         assertEquals(Set.of("close()", "stop()"), marked(StarvationDetector.class, BLOCKING));

@@ -26,7 +26,8 @@ class PinAttributionTest {
     static PinEvent pin(String reason, String thread, boolean truncated, PinFrame... top) {
         List<PinFrame> frames = new java.util.ArrayList<>(List.of(top));
         frames.addAll(VIRTUAL_THREAD_BASE);
-        return new PinEvent(Instant.now(), Duration.ofMillis(5), reason, "Object.wait", thread, null, frames, truncated);
+        return new PinEvent(
+                Instant.now(), Duration.ofMillis(5), reason, "Object.wait", thread, null, frames, truncated);
     }
 
     static Optional<String> why(PinEvent p) {
@@ -36,7 +37,10 @@ class PinAttributionTest {
     /** JDK 25's first virtual-thread socket I/O: the SubPoller it starts waits for Poller's initialization. */
     @Test
     void theJdksSocketPollerIsNotTheBodys() {
-        PinEvent subPoller = pin("Waited for initialization of sun.nio.ch.Poller by another thread", "SubPoller-0", false,
+        PinEvent subPoller = pin(
+                "Waited for initialization of sun.nio.ch.Poller by another thread",
+                "SubPoller-0",
+                false,
                 new PinFrame("sun.nio.ch.Poller", "subPollerLoop", 265),
                 new PinFrame("sun.nio.ch.Poller$Pollers", "lambda$start$2", 366),
                 new PinFrame("sun.nio.ch.Poller$Pollers$$Lambda", "run", -1),
@@ -54,37 +58,69 @@ class PinAttributionTest {
 
     @Test
     void aThreadWithAFrameOfTheApplicationCounts() {
-        assertEquals(Optional.empty(), why(pin("Monitor held", "worker", false,
-                new PinFrame("java.lang.Thread", "sleep", 1),
-                new PinFrame("com.acme.Cache", "load", 42))));
+        assertEquals(
+                Optional.empty(),
+                why(pin(
+                        "Monitor held",
+                        "worker",
+                        false,
+                        new PinFrame("java.lang.Thread", "sleep", 1),
+                        new PinFrame("com.acme.Cache", "load", 42))));
     }
 
     @Test
     void waitingForTheJdksOneTimeInitializationIsNot() {
-        PinEvent p = pin("Waited for initialization of sun.nio.ch.Poller by another thread", "weft-pin-check-1", false,
+        PinEvent p = pin(
+                "Waited for initialization of sun.nio.ch.Poller by another thread",
+                "weft-pin-check-1",
+                false,
                 new PinFrame("sun.nio.ch.NioSocketImpl", "park", 100),
                 new PinFrame("com.acme.Client", "fetch", 7));
         String why = why(p).orElseThrow();
         assertTrue(why.contains("thread weft-pin-check-1"), why);
         assertTrue(why.contains("one-time initialization of the JDK class sun.nio.ch.Poller"), why);
         // ... but waiting for an application class counts
-        assertEquals(Optional.empty(), why(pin("Waited for initialization of com.acme.Config by another thread", null,
-                false, new PinFrame("com.acme.Client", "fetch", 7))));
+        assertEquals(
+                Optional.empty(),
+                why(pin(
+                        "Waited for initialization of com.acme.Config by another thread",
+                        null,
+                        false,
+                        new PinFrame("com.acme.Client", "fetch", 7))));
     }
 
     @Test
     void blockingInAJdkInitializerIsNotButInTheApplicationsOwnItIs() {
         PinFrame park = new PinFrame("jdk.internal.misc.Unsafe", "park", -1);
         PinFrame user = new PinFrame("com.acme.Client", "fetch", 7);
-        PinEvent jdkInit = pin(null, null, false, park, new PinFrame("sun.security.provider.SeedGenerator", "<clinit>", 3), user);
-        assertTrue(why(jdkInit).orElseThrow().contains("initialization of the JDK class sun.security.provider.SeedGenerator"));
-        PinEvent ownInit = pin(null, null, false, park, new PinFrame("sun.security.provider.SeedGenerator", "<clinit>", 3),
-                new PinFrame("com.acme.Config", "<clinit>", 12), user);
+        PinEvent jdkInit =
+                pin(null, null, false, park, new PinFrame("sun.security.provider.SeedGenerator", "<clinit>", 3), user);
+        assertTrue(why(jdkInit)
+                .orElseThrow()
+                .contains("initialization of the JDK class sun.security.provider.SeedGenerator"));
+        PinEvent ownInit = pin(
+                null,
+                null,
+                false,
+                park,
+                new PinFrame("sun.security.provider.SeedGenerator", "<clinit>", 3),
+                new PinFrame("com.acme.Config", "<clinit>", 12),
+                user);
         assertEquals(Optional.empty(), why(ownInit), "the application's own initializer holds the thread too");
-        PinEvent probe = pin("VM call to dev.weft.pin.ProbeInit.<clinit> on stack", null, false,
-                new PinFrame("java.lang.Thread", "sleep", 1), new PinFrame("dev.weft.pin.ProbeInit", "<clinit>", 10));
+        PinEvent probe = pin(
+                "VM call to dev.weft.pin.ProbeInit.<clinit> on stack",
+                null,
+                false,
+                new PinFrame("java.lang.Thread", "sleep", 1),
+                new PinFrame("dev.weft.pin.ProbeInit", "<clinit>", 10));
         assertEquals(Optional.empty(), why(probe));
-        PinEvent monitor = pin("Monitor held", null, false, park, new PinFrame("sun.security.provider.SeedGenerator", "<clinit>", 3), user);
+        PinEvent monitor = pin(
+                "Monitor held",
+                null,
+                false,
+                park,
+                new PinFrame("sun.security.provider.SeedGenerator", "<clinit>", 3),
+                user);
         assertEquals(Optional.empty(), why(monitor), "a monitor the application holds pins on its own");
     }
 
@@ -93,19 +129,26 @@ class PinAttributionTest {
         assertTrue(PinAttribution.jdkClass("java.lang.Thread"));
         assertTrue(PinAttribution.jdkClass("sun.nio.ch.Poller"));
         assertTrue(PinAttribution.jdkClass("sun.nio.ch.Poller$Pollers$$Lambda"), "a hidden class of a JDK class");
-        assertTrue(PinAttribution.jdkClass("java.lang.invoke.LambdaForm$MH"), "generated, unnamed: java.* is the JDK's");
+        assertTrue(
+                PinAttribution.jdkClass("java.lang.invoke.LambdaForm$MH"), "generated, unnamed: java.* is the JDK's");
         assertTrue(PinAttribution.jdkClass("java.net.http.HttpClient"), "a platform-loader module");
-        assertFalse(PinAttribution.jdkClass("javax.servlet.http.HttpServlet"), "javax.* on the class path is a library's");
+        assertFalse(
+                PinAttribution.jdkClass("javax.servlet.http.HttpServlet"), "javax.* on the class path is a library's");
         assertFalse(PinAttribution.jdkClass("com.sun.xml.bind.v2.ContextFactory"), "so is com.sun.*");
         assertFalse(PinAttribution.jdkClass("dev.weft.pin.PinCheck"));
     }
 
     @Test
     void aReportListsTheUncountedApartWithThreadAndWhy() {
-        PinEvent subPoller = pin("Waited for initialization of sun.nio.ch.Poller by another thread", "SubPoller-0", false,
+        PinEvent subPoller = pin(
+                "Waited for initialization of sun.nio.ch.Poller by another thread",
+                "SubPoller-0",
+                false,
                 new PinFrame("sun.nio.ch.Poller", "subPollerLoop", 265));
-        PinReport r = new PinAggregator(12, 10).report(Instant.EPOCH, Instant.EPOCH.plusSeconds(1), Duration.ZERO, null)
-                .withNotCounted(List.of(new UncountedPin(subPoller, why(subPoller).orElseThrow())));
+        PinReport r = new PinAggregator(12, 10)
+                .report(Instant.EPOCH, Instant.EPOCH.plusSeconds(1), Duration.ZERO, null)
+                .withNotCounted(
+                        List.of(new UncountedPin(subPoller, why(subPoller).orElseThrow())));
         assertEquals(0, r.pins());
         String text = r.toText();
         assertTrue(text.startsWith("no pins"), text);

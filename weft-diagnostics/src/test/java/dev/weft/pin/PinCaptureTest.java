@@ -31,14 +31,22 @@ class PinCaptureTest {
         assertEquals(3, site.count());
         // JFR times a pin from the park attempt, a little after the probe's sleep began (on JDK 21
         // measurably so, 42 ms for 3 x 15 ms seen): each pin lasts about the sleep, never much less.
-        assertTrue(site.total().compareTo(PIN.multipliedBy(3).dividedBy(2)) >= 0, "each pin lasts about the sleep: " + site.total());
+        assertTrue(
+                site.total().compareTo(PIN.multipliedBy(3).dividedBy(2)) >= 0,
+                "each pin lasts about the sleep: " + site.total());
         assertTrue(site.max().compareTo(PIN.dividedBy(2)) >= 0, site.max().toString());
-        assertTrue(site.frames().stream().anyMatch(f -> f.className().equals(PROBE) && f.method().equals("<clinit>")),
+        assertTrue(
+                site.frames().stream()
+                        .anyMatch(f -> f.className().equals(PROBE) && f.method().equals("<clinit>")),
                 "the initializer is on the stack: " + site.frames());
         PinFrame first = site.firstApplicationFrame();
-        assertEquals("dev.weft.pin.PinProbe.blockInInitializer", first.className() + "." + first.method(),
+        assertEquals(
+                "dev.weft.pin.PinProbe.blockInInitializer",
+                first.className() + "." + first.method(),
                 "the first frame outside the JDK: " + site.frames());
-        assertFalse(site.frames().stream().anyMatch(f -> f.className().contains("/0x")), "no hidden-class address in names");
+        assertFalse(
+                site.frames().stream().anyMatch(f -> f.className().contains("/0x")),
+                "no hidden-class address in names");
         if (JDK_24_PLUS) {
             assertEquals("VM call to " + PROBE + ".<clinit> on stack", site.reason());
             assertNotNull(site.blockingOperation());

@@ -25,8 +25,13 @@ class PinMonitorShutdownTest {
     @Test
     void stopFromAShutdownHookReturnsItsReportWithoutWaitingForJfr() throws Exception {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                CloseInShutdownHook.class.getName()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        java.toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        CloseInShutdownHook.class.getName())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         boolean ended = p.waitFor(120, TimeUnit.SECONDS);
         if (!ended) {
@@ -43,7 +48,7 @@ class PinMonitorShutdownTest {
         public static void main(String[] args) throws Exception {
             PinMonitor monitor = PinMonitor.builder().threshold(Duration.ZERO).start();
             PinProbe.pinVirtualThread(Duration.ofMillis(5));
-            monitor.report();                      // the stream works before shutdown
+            monitor.report(); // the stream works before shutdown
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 try {
                     // Hooks run in parallel, in no set order: let JFR's own hook end its

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.ResourceBundle;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -32,8 +31,14 @@ class PinMonitorTest {
 
     @Test
     void theThresholdLeavesOutShorterPins() throws Exception {
-        try (PinMonitor slow = PinMonitor.builder().threshold(Duration.ofSeconds(5)).sampleScheduler(Duration.ZERO, 0).start();
-             PinMonitor all = PinMonitor.builder().threshold(Duration.ZERO).sampleScheduler(Duration.ZERO, 0).start()) {
+        try (PinMonitor slow = PinMonitor.builder()
+                        .threshold(Duration.ofSeconds(5))
+                        .sampleScheduler(Duration.ZERO, 0)
+                        .start();
+                PinMonitor all = PinMonitor.builder()
+                        .threshold(Duration.ZERO)
+                        .sampleScheduler(Duration.ZERO, 0)
+                        .start()) {
             PinProbe.pinVirtualThread(PIN);
             assertEquals(1, all.report().pins(), "the pin happened");
             assertEquals(0, slow.report().pins(), "but it was shorter than 5 s");
@@ -44,7 +49,8 @@ class PinMonitorTest {
     @Test
     void callsBackOncePerPinWithTheStack() throws Exception {
         List<PinEvent> seen = new CopyOnWriteArrayList<>();
-        try (PinMonitor m = PinMonitor.builder().threshold(Duration.ZERO).onPin(seen::add).start()) {
+        try (PinMonitor m =
+                PinMonitor.builder().threshold(Duration.ZERO).onPin(seen::add).start()) {
             PinProbe.pinVirtualThread(PIN);
             PinProbe.pinVirtualThread(PIN);
             assertTrue(m.sync(PinMonitor.DELIVERY_TIMEOUT));
@@ -52,12 +58,24 @@ class PinMonitorTest {
             PinEvent e = seen.getFirst();
             // JFR times the pin from the park attempt, a little after the probe's sleep began (on
             // JDK 21 measurably so): the pin lasts about the sleep, never much less.
-            assertTrue(e.duration().compareTo(PIN.dividedBy(2)) >= 0, e.duration().toString());
+            assertTrue(
+                    e.duration().compareTo(PIN.dividedBy(2)) >= 0, e.duration().toString());
             assertFalse(e.end().isBefore(e.start()));
-            assertTrue(e.frames().stream().anyMatch(f -> f.className().equals(PROBE)), e.frames().toString());
+            assertTrue(
+                    e.frames().stream().anyMatch(f -> f.className().equals(PROBE)),
+                    e.frames().toString());
             Map<String, Object> data = e.toMap();
-            assertEquals(List.of("start", "duration_ms", "reason", "blocking_operation", "thread", "carrier", "frames",
-                    "truncated"), List.copyOf(data.keySet()));
+            assertEquals(
+                    List.of(
+                            "start",
+                            "duration_ms",
+                            "reason",
+                            "blocking_operation",
+                            "thread",
+                            "carrier",
+                            "frames",
+                            "truncated"),
+                    List.copyOf(data.keySet()));
             if (JDK_24_PLUS) {
                 assertNotNull(e.reason());
             } else {
@@ -69,10 +87,14 @@ class PinMonitorTest {
     @Test
     void aFailingCallbackIsLoggedAndTheMonitorGoesOn() throws Exception {
         RecordingLogger log = new RecordingLogger();
-        try (PinMonitor m = PinMonitor.builder().threshold(Duration.ZERO).logger(log).sampleScheduler(Duration.ZERO, 0)
+        try (PinMonitor m = PinMonitor.builder()
+                .threshold(Duration.ZERO)
+                .logger(log)
+                .sampleScheduler(Duration.ZERO, 0)
                 .onPin(pin -> {
                     throw new IllegalStateException("callback bug");
-                }).start()) {
+                })
+                .start()) {
             PinProbe.pinVirtualThread(PIN);
             PinProbe.pinVirtualThread(PIN);
             assertEquals(2, m.report().pins(), "both pins counted");
@@ -86,15 +108,21 @@ class PinMonitorTest {
     @Test
     void aCallbackThatWaitsForTheMonitorIsToldWhyNotDeadlocked() throws Exception {
         RecordingLogger log = new RecordingLogger();
-        java.util.concurrent.atomic.AtomicReference<PinMonitor> self = new java.util.concurrent.atomic.AtomicReference<>();
-        try (PinMonitor m = PinMonitor.builder().threshold(Duration.ZERO).logger(log).sampleScheduler(Duration.ZERO, 0)
-                .onPin(pin -> self.get().stop()).start()) {
+        java.util.concurrent.atomic.AtomicReference<PinMonitor> self =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        try (PinMonitor m = PinMonitor.builder()
+                .threshold(Duration.ZERO)
+                .logger(log)
+                .sampleScheduler(Duration.ZERO, 0)
+                .onPin(pin -> self.get().stop())
+                .start()) {
             self.set(m);
             PinProbe.pinVirtualThread(PIN);
             assertEquals(1, m.report().pins());
             List<RecordingLogger.Entry> warnings = log.at(System.Logger.Level.WARNING);
             assertEquals(1, warnings.size(), warnings.toString());
-            assertTrue(warnings.getFirst().thrown().getMessage().contains("call it from another thread"),
+            assertTrue(
+                    warnings.getFirst().thrown().getMessage().contains("call it from another thread"),
                     warnings.getFirst().thrown().getMessage());
             assertFalse(m.isStopped());
         }
@@ -103,8 +131,11 @@ class PinMonitorTest {
     @Test
     void logsASummaryWhenPinsHappenedAndOnlyDebugOtherwise() throws Exception {
         RecordingLogger log = new RecordingLogger();
-        try (PinMonitor m = PinMonitor.builder().threshold(Duration.ZERO).logger(log)
-                .summaryEvery(Duration.ofNanos(1)).start()) {
+        try (PinMonitor m = PinMonitor.builder()
+                .threshold(Duration.ZERO)
+                .logger(log)
+                .summaryEvery(Duration.ofNanos(1))
+                .start()) {
             assertTrue(m.sync(PinMonitor.DELIVERY_TIMEOUT));
             assertTrue(log.at(System.Logger.Level.WARNING).isEmpty(), "nothing pinned yet: " + log.entries);
             assertFalse(log.at(System.Logger.Level.DEBUG).isEmpty(), "a quiet summary at DEBUG");
@@ -122,22 +153,38 @@ class PinMonitorTest {
                 // JDK 21-23: no pinned reason, so the site is named by its first application
                 // frame, and the scheduler's figures say why they are missing
                 assertTrue(line.contains("pinned at dev.weft.pin.PinProbe.blockInInitializer"), line);
-                assertTrue(line.contains("scheduler figures not available: VirtualThreadSchedulerMXBean needs JDK 24"), line);
+                assertTrue(
+                        line.contains("scheduler figures not available: VirtualThreadSchedulerMXBean needs JDK 24"),
+                        line);
             }
         }
     }
 
     @Test
     void theReportHasSitesAndSchedulerHealthAsDataAndText() throws Exception {
-        try (PinMonitor m = PinMonitor.builder().threshold(Duration.ZERO)
-                .sampleScheduler(Duration.ofMillis(5), 100).start()) {
+        try (PinMonitor m = PinMonitor.builder()
+                .threshold(Duration.ZERO)
+                .sampleScheduler(Duration.ofMillis(5), 100)
+                .start()) {
             PinProbe.pinVirtualThread(PIN);
             PinReport r = m.report();
             assertEquals(1, r.pins());
             assertNotNull(r.scheduler());
             Map<String, Object> data = r.toMap();
-            assertEquals(List.of("from", "to", "threshold_ms", "pins", "pinned_ms", "sites", "other_pins",
-                    "submit_failures", "submit_failure_messages", "scheduler", "not_counted"), List.copyOf(data.keySet()));
+            assertEquals(
+                    List.of(
+                            "from",
+                            "to",
+                            "threshold_ms",
+                            "pins",
+                            "pinned_ms",
+                            "sites",
+                            "other_pins",
+                            "submit_failures",
+                            "submit_failure_messages",
+                            "scheduler",
+                            "not_counted"),
+                    List.copyOf(data.keySet()));
             assertEquals(0.0, data.get("threshold_ms"));
             @SuppressWarnings("unchecked")
             Map<String, Object> site = ((List<Map<String, Object>>) data.get("sites")).getFirst();
@@ -170,7 +217,8 @@ class PinMonitorTest {
     void badSettingsAreRejectedWithTheFix() {
         PinMonitor.Builder b = PinMonitor.builder();
         assertTrue(assertThrows(IllegalArgumentException.class, () -> b.threshold(Duration.ofMillis(-1)))
-                .getMessage().contains("0 records every pin"));
+                .getMessage()
+                .contains("0 records every pin"));
         assertThrows(IllegalArgumentException.class, () -> b.topFrames(0));
         assertThrows(IllegalArgumentException.class, () -> b.maxSites(0));
         assertThrows(IllegalArgumentException.class, () -> b.summaryEvery(Duration.ZERO));
@@ -179,13 +227,13 @@ class PinMonitorTest {
     }
 
     private static boolean threadAlive(String name) {
-        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name));
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals(name));
     }
 
     /** A System.Logger that keeps what it is given, at every level. */
     static final class RecordingLogger implements System.Logger {
-        record Entry(Level level, String message, Throwable thrown) {
-        }
+        record Entry(Level level, String message, Throwable thrown) {}
 
         final List<Entry> entries = Collections.synchronizedList(new ArrayList<>());
 
@@ -217,8 +265,10 @@ class PinMonitorTest {
 
         @Override
         public void log(Level level, ResourceBundle bundle, String format, Object... params) {
-            entries.add(new Entry(level, params == null || params.length == 0 ? format
-                    : java.text.MessageFormat.format(format, params), null));
+            entries.add(new Entry(
+                    level,
+                    params == null || params.length == 0 ? format : java.text.MessageFormat.format(format, params),
+                    null));
         }
     }
 }

@@ -38,8 +38,12 @@ class StarvationDetectorTest {
     @Test
     void busyCarriersAreSeenWithWhatHeldThem() throws Exception {
         LinkedBlockingQueue<StarvationDetector.Episode> seen = new LinkedBlockingQueue<>();
-        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
-        StarvationDetector d = StarvationDetector.builder().threshold(Duration.ofMillis(50)).onStarvation(seen::add).start();
+        int carriers = Integer.getInteger(
+                "jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        StarvationDetector d = StarvationDetector.builder()
+                .threshold(Duration.ofMillis(50))
+                .onStarvation(seen::add)
+                .start();
         Thread.sleep(50);
         spinAll(Thread.ofVirtual(), carriers * 2, 1000);
         Thread.sleep(50);
@@ -48,7 +52,10 @@ class StarvationDetectorTest {
         assertTrue(r.max().toMillis() >= 50, r.toText());
         assertTrue(r.starved().compareTo(r.max()) >= 0);
         // JFR samples on JDK 24+, a thread dump taken during the episode on JDK 21-23
-        assertTrue(r.sites().stream().anyMatch(s -> s.frames().stream().anyMatch(f -> f.method().equals("spinOnCarrier"))),
+        assertTrue(
+                r.sites().stream()
+                        .anyMatch(s ->
+                                s.frames().stream().anyMatch(f -> f.method().equals("spinOnCarrier"))),
                 "the spinning site is named:\n" + r.toText());
         assertEquals(r.episodes(), seen.size(), "one callback per episode");
         assertTrue(r.toMap().containsKey("starved_ms"));
@@ -60,7 +67,8 @@ class StarvationDetectorTest {
     void aBusyOperatingSystemIsNotStarvation() throws Exception {
         // Platform threads, four per core, spin: the OS runs the carriers late, yet no virtual thread holds them.
         int cores = Runtime.getRuntime().availableProcessors();
-        StarvationDetector d = StarvationDetector.builder().threshold(Duration.ofMillis(20)).start();
+        StarvationDetector d =
+                StarvationDetector.builder().threshold(Duration.ofMillis(20)).start();
         Thread.sleep(50);
         spinAll(Thread.ofPlatform(), cores * 4, 1500);
         StarvationReport r = d.stop();
@@ -71,9 +79,13 @@ class StarvationDetectorTest {
     @Test
     void aPinMonitorRunsTheDetectorAndSaysSoInItsSummary() throws Exception {
         PinMonitorTest.RecordingLogger logger = new PinMonitorTest.RecordingLogger();
-        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
-        try (PinMonitor m = PinMonitor.builder().summaryEvery(Duration.ofMillis(200)).logger(logger)
-                .detectStarvation(StarvationDetector.builder().threshold(Duration.ofMillis(50))).start()) {
+        int carriers = Integer.getInteger(
+                "jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        try (PinMonitor m = PinMonitor.builder()
+                .summaryEvery(Duration.ofMillis(200))
+                .logger(logger)
+                .detectStarvation(StarvationDetector.builder().threshold(Duration.ofMillis(50)))
+                .start()) {
             List<Thread> spinners = new ArrayList<>();
             for (int i = 0; i < carriers * 2; i++) {
                 spinners.add(Thread.ofVirtual().start(() -> spinOnCarrier(500)));
@@ -82,21 +94,27 @@ class StarvationDetectorTest {
                 t.join();
             }
             long end = System.nanoTime() + 10_000_000_000L;
-            while (logger.at(System.Logger.Level.WARNING).stream().noneMatch(e -> e.message().contains("waited for a carrier"))
+            while (logger.at(System.Logger.Level.WARNING).stream()
+                            .noneMatch(e -> e.message().contains("waited for a carrier"))
                     && System.nanoTime() < end) {
                 Thread.sleep(50);
             }
             assertTrue(m.starvation().orElseThrow().episodes() >= 1);
-            assertTrue(logger.at(System.Logger.Level.WARNING).stream().anyMatch(e -> e.message().contains("waited for a carrier")),
+            assertTrue(
+                    logger.at(System.Logger.Level.WARNING).stream()
+                            .anyMatch(e -> e.message().contains("waited for a carrier")),
                     logger.entries.toString());
         }
     }
 
     @Test
     void badOptionsAreRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> StarvationDetector.builder().threshold(Duration.ZERO));
         assertTrue(e.getMessage().contains("threshold"));
-        assertThrows(IllegalArgumentException.class, () -> StarvationDetector.builder().topFrames(0));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> StarvationDetector.builder().topFrames(0));
     }
 }

@@ -46,19 +46,29 @@ class ThreadDumpTest {
         List<List<PinFrame>> mounted = ThreadDump.parse(DUMP).onCarrier();
         assertEquals(2, mounted.size(), mounted.toString());
         assertEquals(new PinFrame("Dump2", "lambda$main$0", 9), mounted.get(0).get(0));
-        assertEquals(new PinFrame("java.lang.Object", "wait0", -1), mounted.get(1).get(0));
-        assertEquals(new PinFrame("dev.weft.lab.Pools$SimpleConnectionPool", "checkout", 135), mounted.get(1).get(2));
+        assertEquals(
+                new PinFrame("java.lang.Object", "wait0", -1), mounted.get(1).get(0));
+        assertEquals(
+                new PinFrame("dev.weft.lab.Pools$SimpleConnectionPool", "checkout", 135),
+                mounted.get(1).get(2));
     }
 
     @Test
     void tellsWhereAStackStands() {
         assertFalse(ThreadDump.onCarrier(List.of()), "queued or not started");
-        assertFalse(ThreadDump.onCarrier(List.of("java.base/java.lang.Thread.run(Unknown Source)")), "a platform thread");
-        assertFalse(ThreadDump.onCarrier(List.of("java.base/java.lang.VirtualThread.park(Unknown Source)",
-                "java.base/java.lang.VirtualThread.run(Unknown Source)")), "parked: unmounted");
-        assertTrue(ThreadDump.onCarrier(List.of("java.base/jdk.internal.misc.Unsafe.park(Native Method)",
-                "java.base/java.lang.VirtualThread.parkOnCarrierThread(Unknown Source)",
-                "java.base/java.lang.VirtualThread.run(Unknown Source)")), "parked while pinned: holds its carrier");
+        assertFalse(
+                ThreadDump.onCarrier(List.of("java.base/java.lang.Thread.run(Unknown Source)")), "a platform thread");
+        assertFalse(
+                ThreadDump.onCarrier(List.of(
+                        "java.base/java.lang.VirtualThread.park(Unknown Source)",
+                        "java.base/java.lang.VirtualThread.run(Unknown Source)")),
+                "parked: unmounted");
+        assertTrue(
+                ThreadDump.onCarrier(List.of(
+                        "java.base/jdk.internal.misc.Unsafe.park(Native Method)",
+                        "java.base/java.lang.VirtualThread.parkOnCarrierThread(Unknown Source)",
+                        "java.base/java.lang.VirtualThread.run(Unknown Source)")),
+                "parked while pinned: holds its carrier");
     }
 
     @Test
@@ -74,14 +84,18 @@ class ThreadDumpTest {
         assertEquals(5, dump.stacks().size(), "every thread, platform and not started included");
         assertEquals(3, dump.startedVirtualThreads().size());
         List<ThreadDump.Site> deep = dump.sites(1);
-        assertEquals(List.of(
+        assertEquals(
+                List.of(
                         new ThreadDump.Site(List.of("Dump2.lambda$main$0(Dump2.java:9)"), 1),
                         new ThreadDump.Site(List.of("java.base/java.lang.VirtualThread.parkNanos(Unknown Source)"), 1),
                         new ThreadDump.Site(List.of("java.base/java.lang.Object.wait0(Native Method)"), 1)),
-                deep, "ties keep the dump's order");
-        String twice = DUMP.replace("{\"tid\": \"23\"", "{\"tid\": \"24\", \"name\": \"\", \"stack\": ["
-                + "\"java.base\\/java.lang.Object.wait0(Native Method)\", "
-                + "\"java.base\\/java.lang.VirtualThread.run(Unknown Source)\"]}, {\"tid\": \"23\"");
+                deep,
+                "ties keep the dump's order");
+        String twice = DUMP.replace(
+                "{\"tid\": \"23\"",
+                "{\"tid\": \"24\", \"name\": \"\", \"stack\": ["
+                        + "\"java.base\\/java.lang.Object.wait0(Native Method)\", "
+                        + "\"java.base\\/java.lang.VirtualThread.run(Unknown Source)\"]}, {\"tid\": \"23\"");
         ThreadDump.Site top = ThreadDump.parse(twice).sites(1).getFirst();
         assertEquals(2, top.threads(), "two threads in Object.wait0 come first: " + top);
         assertEquals(List.of("java.base/java.lang.Object.wait0(Native Method)"), top.frames());
@@ -103,7 +117,9 @@ class ThreadDumpTest {
             Files.writeString(file, "an old dump");
             ThreadDump dump = ThreadDump.write(file);
             assertTrue(Files.readString(file).contains("threadDump"), "the file holds the new dump");
-            assertTrue(dump.startedVirtualThreads().stream().anyMatch(s -> s.stream().anyMatch(f -> f.contains("ThreadDumpTest"))),
+            assertTrue(
+                    dump.startedVirtualThreads().stream()
+                            .anyMatch(s -> s.stream().anyMatch(f -> f.contains("ThreadDumpTest"))),
                     "the parked virtual thread is listed: " + dump.startedVirtualThreads());
         } finally {
             parker.interrupt();

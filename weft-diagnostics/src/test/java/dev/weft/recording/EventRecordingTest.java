@@ -29,16 +29,16 @@ class EventRecordingTest {
             }
             r.stop();
             assertEquals(100, seen.size(), "stop() returns once every event was delivered");
-            r.stop();   // again: nothing
+            r.stop(); // again: nothing
         }
     }
 
     @Test
     void recordsVirtualThreadStartsWithStacksWhenAsked() throws Exception {
         Set<Boolean> stacks = ConcurrentHashMap.newKeySet();
-        try (EventRecording r = EventRecording.start(Duration.ZERO, true, e -> stacks.add(e.getStackTrace() != null),
-                "jdk.VirtualThreadStart")) {
-            Thread.ofVirtual().start(() -> { }).join();
+        try (EventRecording r = EventRecording.start(
+                Duration.ZERO, true, e -> stacks.add(e.getStackTrace() != null), "jdk.VirtualThreadStart")) {
+            Thread.ofVirtual().start(() -> {}).join();
             r.stop();
         }
         assertEquals(Set.of(true), stacks);
@@ -46,12 +46,13 @@ class EventRecordingTest {
 
     @Test
     void badArgumentsNameTheProblem() {
-        var none = assertThrows(IllegalArgumentException.class, () -> EventRecording.start(e -> { }));
+        var none = assertThrows(IllegalArgumentException.class, () -> EventRecording.start(e -> {}));
         assertTrue(none.getMessage().contains("name at least one JFR event"), none.getMessage());
-        var blank = assertThrows(IllegalArgumentException.class, () -> EventRecording.start(e -> { }, " "));
+        var blank = assertThrows(IllegalArgumentException.class, () -> EventRecording.start(e -> {}, " "));
         assertTrue(blank.getMessage().contains("blank"), blank.getMessage());
-        var negative = assertThrows(IllegalArgumentException.class,
-                () -> EventRecording.start(Duration.ofMillis(-1), false, e -> { }, "jdk.VirtualThreadStart"));
+        var negative = assertThrows(
+                IllegalArgumentException.class,
+                () -> EventRecording.start(Duration.ofMillis(-1), false, e -> {}, "jdk.VirtualThreadStart"));
         assertTrue(negative.getMessage().contains("threshold"), negative.getMessage());
     }
 }

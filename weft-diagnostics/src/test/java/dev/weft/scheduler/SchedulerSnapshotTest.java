@@ -87,21 +87,36 @@ class SchedulerSnapshotTest {
     @Test
     void mapHasStableKeys() {
         var keys = List.copyOf(SchedulerSnapshot.take().toMap().keySet());
-        assertEquals(List.of("at", "scheduler_available", "unavailable_reason", "parallelism", "pool_size",
-                "mounted_virtual_threads", "queued_virtual_threads", "live_platform_threads",
-                "peak_platform_threads", "started_platform_threads", "carrier_threads"), keys);
+        assertEquals(
+                List.of(
+                        "at",
+                        "scheduler_available",
+                        "unavailable_reason",
+                        "parallelism",
+                        "pool_size",
+                        "mounted_virtual_threads",
+                        "queued_virtual_threads",
+                        "live_platform_threads",
+                        "peak_platform_threads",
+                        "started_platform_threads",
+                        "carrier_threads"),
+                keys);
     }
 
     @Test
     void countsTheCarriersOnEveryJdk() throws Exception {
         int[] seen = new int[1];
-        Thread t = Thread.ofVirtual().start(() -> seen[0] = SchedulerSnapshot.take().carrierThreads());
+        Thread t = Thread.ofVirtual()
+                .start(() -> seen[0] = SchedulerSnapshot.take().carrierThreads());
         t.join();
         // the virtual thread that took it was mounted on one, so at least one carrier existed
         assertTrue(seen[0] >= 1, "carriers counted from a virtual thread: " + seen[0]);
         assertTrue(SchedulerSnapshot.carrierThreadsNow() >= 1, "the carrier outlives its thread (30 s keep-alive)");
-        assertEquals(-1, new SchedulerSnapshot(java.time.Instant.now(), false, "remote", -1, -1, -1, -1, 1, 1, 1)
-                .carrierThreads(), "the old constructor: not counted");
+        assertEquals(
+                -1,
+                new SchedulerSnapshot(java.time.Instant.now(), false, "remote", -1, -1, -1, -1, 1, 1, 1)
+                        .carrierThreads(),
+                "the old constructor: not counted");
     }
 
     @Test
@@ -121,10 +136,10 @@ class SchedulerSnapshotTest {
             });
         }
         started.await();
-        int liveWithWorkers = SchedulerSnapshot.take().livePlatformThreads();   // the 3 workers and the sampler included
+        int liveWithWorkers = SchedulerSnapshot.take().livePlatformThreads(); // the 3 workers and the sampler included
         // start() took one snapshot and stop() takes one; anything more was taken by the sampling thread.
         int before = sampler.samples().samples().size();
-        while (sampler.samples().samples().size() < before + 2) {   // the hang guard is the test's timeout
+        while (sampler.samples().samples().size() < before + 2) { // the hang guard is the test's timeout
             Thread.sleep(1);
         }
         release.countDown();
@@ -132,14 +147,21 @@ class SchedulerSnapshotTest {
             t.join();
         }
         SchedulerSamples seen = sampler.stop();
-        assertTrue(seen.samples().size() >= before + 3, "the sampling thread sampled: " + seen.samples().size());
-        assertTrue(seen.platformThreadsStarted() >= 4, "3 workers and the sampler started after the first sample: "
-                + seen.platformThreadsStarted());
-        assertTrue(seen.peakPlatformThreads() >= liveWithWorkers,
-                "the peak covers the moment the workers were alive: " + seen.peakPlatformThreads() + " < " + liveWithWorkers);
+        assertTrue(
+                seen.samples().size() >= before + 3,
+                "the sampling thread sampled: " + seen.samples().size());
+        assertTrue(
+                seen.platformThreadsStarted() >= 4,
+                "3 workers and the sampler started after the first sample: " + seen.platformThreadsStarted());
+        assertTrue(
+                seen.peakPlatformThreads() >= liveWithWorkers,
+                "the peak covers the moment the workers were alive: " + seen.peakPlatformThreads() + " < "
+                        + liveWithWorkers);
         assertEquals(seen, sampler.stop(), "stop is idempotent");
-        assertFalse(Thread.getAllStackTraces().keySet().stream()
-                .anyMatch(t -> t.getName().equals("weft-scheduler-sampler")), "sampler thread ended");
+        assertFalse(
+                Thread.getAllStackTraces().keySet().stream()
+                        .anyMatch(t -> t.getName().equals("weft-scheduler-sampler")),
+                "sampler thread ended");
     }
 
     @Test
@@ -165,7 +187,8 @@ class SchedulerSnapshotTest {
     @Test
     void readsAnotherJvmsSchedulerOverJmxTheSameWay() throws Exception {
         // The platform MBean server is the JMX path ./weft pins uses for a remote JVM.
-        SchedulerSnapshot remote = SchedulerSnapshot.take(java.lang.management.ManagementFactory.getPlatformMBeanServer());
+        SchedulerSnapshot remote =
+                SchedulerSnapshot.take(java.lang.management.ManagementFactory.getPlatformMBeanServer());
         SchedulerSnapshot local = SchedulerSnapshot.take();
         assertEquals(local.schedulerAvailable(), remote.schedulerAvailable());
         assertEquals(local.parallelism(), remote.parallelism());
@@ -203,13 +226,35 @@ class SchedulerSnapshotTest {
         spinner.join();
         SchedulerSamples s = sampler.stop();
         var keys = List.copyOf(s.toMap().keySet());
-        assertEquals(List.of("samples", "dropped", "from", "to", "scheduler_available", "parallelism", "max_pool_size",
-                "max_compensating_carriers", "max_mounted_virtual_threads", "mean_mounted_virtual_threads",
-                "max_queued_virtual_threads", "mean_queued_virtual_threads", "queued_fraction",
-                "peak_platform_threads", "platform_threads_started", "max_carrier_threads"), keys);
+        assertEquals(
+                List.of(
+                        "samples",
+                        "dropped",
+                        "from",
+                        "to",
+                        "scheduler_available",
+                        "parallelism",
+                        "max_pool_size",
+                        "max_compensating_carriers",
+                        "max_mounted_virtual_threads",
+                        "mean_mounted_virtual_threads",
+                        "max_queued_virtual_threads",
+                        "mean_queued_virtual_threads",
+                        "queued_fraction",
+                        "peak_platform_threads",
+                        "platform_threads_started",
+                        "max_carrier_threads"),
+                keys);
         var series = s.series();
-        assertEquals(List.of("at", "parallelism", "pool_size", "mounted_virtual_threads", "queued_virtual_threads",
-                "live_platform_threads"), List.copyOf(series.keySet()));
+        assertEquals(
+                List.of(
+                        "at",
+                        "parallelism",
+                        "pool_size",
+                        "mounted_virtual_threads",
+                        "queued_virtual_threads",
+                        "live_platform_threads"),
+                List.copyOf(series.keySet()));
         series.values().forEach(column -> assertEquals(s.samples().size(), column.size()));
         if (JDK_24_PLUS) {
             assertTrue(s.maxMountedVirtualThreads() >= 1, "the spinner was mounted");
@@ -226,11 +271,11 @@ class SchedulerSnapshotTest {
 
     @Test
     void samplerRejectsANonPositiveInterval() {
-        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> SchedulerSampler.start(Duration.ZERO));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> SchedulerSampler.start(Duration.ZERO));
         assertTrue(e.getMessage().contains("positive"), e.getMessage());
-        var c = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
-                () -> SchedulerSampler.start(Duration.ofMillis(1), 0));
+        var c = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> SchedulerSampler.start(Duration.ofMillis(1), 0));
         assertTrue(c.getMessage().contains("capacity"), c.getMessage());
     }
 }

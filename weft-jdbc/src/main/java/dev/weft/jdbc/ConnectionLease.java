@@ -2,11 +2,11 @@ package dev.weft.jdbc;
 
 import dev.weft.pool.Lease;
 import dev.weft.pool.Slot;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -35,6 +35,7 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
     private final Connection delegate;
     /** The driver statements made through this handle and not closed yet; null until the first. */
     private volatile Open statements;
+
     private boolean closed;
 
     /** Open statements, closed from any thread (HikariCP's ConcurrentCloseConnectionTest does). */
@@ -72,16 +73,22 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
     /** Refuses use after close. */
     final void check() throws SQLException {
         if (closed) {
-            throw new SQLException("this connection of pool \"" + poolName() + "\" was already closed (returned to the pool); "
-                    + "get a new one from the DataSource", "08003");
+            throw new SQLException(
+                    "this connection of pool \"" + poolName() + "\" was already closed (returned to the pool); "
+                            + "get a new one from the DataSource",
+                    "08003");
         }
     }
 
     /** {@link #check()} for setClientInfo, whose only declared exception is SQLClientInfoException. */
     final void checkClientInfo() throws java.sql.SQLClientInfoException {
         if (closed) {
-            throw new java.sql.SQLClientInfoException("this connection of pool \"" + poolName()
-                    + "\" was already closed (returned to the pool); get a new one from the DataSource", "08003", 0, null);
+            throw new java.sql.SQLClientInfoException(
+                    "this connection of pool \"" + poolName()
+                            + "\" was already closed (returned to the pool); get a new one from the DataSource",
+                    "08003",
+                    0,
+                    null);
         }
     }
 
@@ -91,7 +98,7 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
             PooledConnection p = get();
             if (!p.broken) {
                 p.broken = true;
-                pool().evictIdle();    // the server went away: its other idle connections are gone too
+                pool().evictIdle(); // the server went away: its other idle connections are gone too
             }
         }
         return e;
@@ -127,7 +134,7 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
         }
         open.lock.lock();
         try {
-            for (int i = open.list.size() - 1; i >= 0; i--) {   // the latest first: usually the one
+            for (int i = open.list.size() - 1; i >= 0; i--) { // the latest first: usually the one
                 if (open.list.get(i) == s) {
                     open.list.remove(i);
                     return;

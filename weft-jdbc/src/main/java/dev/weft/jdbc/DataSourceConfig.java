@@ -49,6 +49,7 @@ final class DataSourceConfig {
     final Properties driverProperties = new Properties();
     /** Pool options in the order set; a second set of the same option replaces the first. */
     private final Map<String, Consumer<WeftDataSource.Builder>> options = new LinkedHashMap<>();
+
     private final WeftDataSource.Builder probe = WeftDataSource.builder("probe", "jdbc:weft-probe:");
 
     DataSourceConfig() {
@@ -63,11 +64,17 @@ final class DataSourceConfig {
         byName.put("maxWait", (c, v) -> c.option("maxWait", b -> b.maxWait(duration("maxWait", v))));
         byName.put("maxLifetime", (c, v) -> c.option("maxLifetime", b -> b.maxLifetime(duration("maxLifetime", v))));
         byName.put("idleTimeout", (c, v) -> c.option("idleTimeout", b -> b.idleTimeout(duration("idleTimeout", v))));
-        byName.put("validateAfter", (c, v) -> c.option("validateAfter", b -> b.validateAfter(duration("validateAfter", v))));
-        byName.put("validationTimeout",
+        byName.put(
+                "validateAfter",
+                (c, v) -> c.option("validateAfter", b -> b.validateAfter(duration("validateAfter", v))));
+        byName.put(
+                "validationTimeout",
                 (c, v) -> c.option("validationTimeout", b -> b.validationTimeout(duration("validationTimeout", v))));
-        byName.put("leakThreshold", (c, v) -> c.option("leakThreshold", b -> b.leakThreshold(duration("leakThreshold", v))));
-        byName.put("closeTimeout", (c, v) -> c.option("closeTimeout", b -> b.closeTimeout(duration("closeTimeout", v))));
+        byName.put(
+                "leakThreshold",
+                (c, v) -> c.option("leakThreshold", b -> b.leakThreshold(duration("leakThreshold", v))));
+        byName.put(
+                "closeTimeout", (c, v) -> c.option("closeTimeout", b -> b.closeTimeout(duration("closeTimeout", v))));
     }
 
     /** Checks {@code apply} on the probe now (so a bad value fails at its setter), keeps it for start. */
@@ -87,9 +94,11 @@ final class DataSourceConfig {
         for (String key : props.stringPropertyNames()) {
             String name = key.startsWith("dataSource.") ? key : HIKARI_NAMES.getOrDefault(key, key);
             if (!name.startsWith("dataSource.") && !byName.containsKey(name)) {
-                throw new IllegalArgumentException("WeftDataSource has no property \"" + key + "\"; weft's are "
-                        + byName.keySet() + ", HikariCP's accepted ones " + new java.util.TreeSet<>(HIKARI_NAMES.keySet())
-                        + ", and dataSource.<name> for a driver property (see weft-jdbc's README for the other HikariCP settings)");
+                throw new IllegalArgumentException(
+                        "WeftDataSource has no property \"" + key + "\"; weft's are "
+                                + byName.keySet() + ", HikariCP's accepted ones "
+                                + new java.util.TreeSet<>(HIKARI_NAMES.keySet())
+                                + ", and dataSource.<name> for a driver property (see weft-jdbc's README for the other HikariCP settings)");
             }
             resolved.put(name, props.getProperty(key));
         }
@@ -112,28 +121,40 @@ final class DataSourceConfig {
         WeftDataSource.Builder b;
         if (dataSource != null) {
             if (url != null) {
-                throw new SQLException("WeftDataSource has both a dataSource and a url (\"" + url + "\"); set one of them");
+                throw new SQLException(
+                        "WeftDataSource has both a dataSource and a url (\"" + url + "\"); set one of them");
             }
             b = WeftDataSource.builder(poolName, dataSource);
         } else {
             if (url == null || url.isBlank()) {
-                throw new SQLException("WeftDataSource has no url: call setUrl(\"jdbc:postgresql://127.0.0.1:5432/app\") "
-                        + "(or setJdbcUrl, or setDataSource with a driver's DataSource) before getConnection()");
+                throw new SQLException(
+                        "WeftDataSource has no url: call setUrl(\"jdbc:postgresql://127.0.0.1:5432/app\") "
+                                + "(or setJdbcUrl, or setDataSource with a driver's DataSource) before getConnection()");
             }
             if (driverClassName != null) {
                 try {
-                    Class.forName(driverClassName, true, Thread.currentThread().getContextClassLoader() != null
-                            ? Thread.currentThread().getContextClassLoader() : DataSourceConfig.class.getClassLoader());
+                    Class.forName(
+                            driverClassName,
+                            true,
+                            Thread.currentThread().getContextClassLoader() != null
+                                    ? Thread.currentThread().getContextClassLoader()
+                                    : DataSourceConfig.class.getClassLoader());
                 } catch (ClassNotFoundException | LinkageError e) {
-                    throw new SQLException("WeftDataSource's driverClassName \"" + driverClassName
-                            + "\" cannot be loaded; put the driver's jar on the classpath or fix the name", "08001", e);
+                    throw new SQLException(
+                            "WeftDataSource's driverClassName \"" + driverClassName
+                                    + "\" cannot be loaded; put the driver's jar on the classpath or fix the name",
+                            "08001",
+                            e);
                 }
             }
             try {
                 DriverManager.getDriver(url);
             } catch (SQLException e) {
-                throw new SQLException("no JDBC driver on the classpath accepts WeftDataSource's url \"" + url
-                        + "\"; add the driver's jar (e.g. org.postgresql:postgresql) or set driverClassName", "08001", e);
+                throw new SQLException(
+                        "no JDBC driver on the classpath accepts WeftDataSource's url \"" + url
+                                + "\"; add the driver's jar (e.g. org.postgresql:postgresql) or set driverClassName",
+                        "08001",
+                        e);
             }
             b = WeftDataSource.builder(poolName, url);
             if (username != null) {
@@ -168,21 +189,26 @@ final class DataSourceConfig {
                 return Duration.parse(v.trim());
             }
             if (s.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2).trim()));
+                return Duration.ofMillis(
+                        Long.parseLong(s.substring(0, s.length() - 2).trim()));
             }
             if (s.endsWith("s")) {
-                return Duration.ofSeconds(Long.parseLong(s.substring(0, s.length() - 1).trim()));
+                return Duration.ofSeconds(
+                        Long.parseLong(s.substring(0, s.length() - 1).trim()));
             }
             if (s.endsWith("m")) {
-                return Duration.ofMinutes(Long.parseLong(s.substring(0, s.length() - 1).trim()));
+                return Duration.ofMinutes(
+                        Long.parseLong(s.substring(0, s.length() - 1).trim()));
             }
             if (s.endsWith("h")) {
-                return Duration.ofHours(Long.parseLong(s.substring(0, s.length() - 1).trim()));
+                return Duration.ofHours(
+                        Long.parseLong(s.substring(0, s.length() - 1).trim()));
             }
             return Duration.ofMillis(Long.parseLong(s));
         } catch (NumberFormatException | DateTimeParseException e) {
-            throw new IllegalArgumentException(option + " takes a duration: milliseconds (\"30000\"), \"30s\", \"500ms\", "
-                    + "\"2m\", \"1h\" or ISO-8601 (\"PT30S\"); got \"" + v + "\"");
+            throw new IllegalArgumentException(
+                    option + " takes a duration: milliseconds (\"30000\"), \"30s\", \"500ms\", "
+                            + "\"2m\", \"1h\" or ISO-8601 (\"PT30S\"); got \"" + v + "\"");
         }
     }
 }

@@ -20,6 +20,7 @@ final class PooledConnection {
     final String catalog;
     /** Set by setAutoCommit, or when the borrower unwrapped the physical connection (it may have changed it directly). */
     boolean autoCommitTouched;
+
     boolean isolationChanged;
     boolean readOnlyChanged;
     boolean schemaChanged;
@@ -39,7 +40,7 @@ final class PooledConnection {
         try {
             return c.getSchema();
         } catch (AbstractMethodError | java.sql.SQLFeatureNotSupportedException old) {
-            return null;     // a JDBC 4.0 driver: no schemas to reset
+            return null; // a JDBC 4.0 driver: no schemas to reset
         }
     }
 

@@ -65,6 +65,7 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
     private volatile Pool<PooledConnection> pool;
     /** The JavaBean configuration, until start; null for a data source from a builder. */
     private final DataSourceConfig config;
+
     private final ReentrantLock starting = new ReentrantLock();
     private boolean closedBeforeStart;
     private volatile PrintWriter logWriter;
@@ -102,14 +103,15 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
     /** The configuration, for a setter: refused once started or on a builder-made data source. */
     private DataSourceConfig configuring(String property) {
         if (config == null) {
-            throw new IllegalStateException("this WeftDataSource was built by WeftDataSource.builder(...): set " + property
-                    + " on the builder, not with a setter");
+            throw new IllegalStateException("this WeftDataSource was built by WeftDataSource.builder(...): set "
+                    + property + " on the builder, not with a setter");
         }
         starting.lock();
         try {
             if (pool != null) {
-                throw new IllegalStateException("WeftDataSource \"" + config.poolName + "\" has started (its first getConnection()); "
-                        + "set " + property + " before that, or make a new WeftDataSource");
+                throw new IllegalStateException(
+                        "WeftDataSource \"" + config.poolName + "\" has started (its first getConnection()); " + "set "
+                                + property + " before that, or make a new WeftDataSource");
             }
             return config;
         } finally {
@@ -127,13 +129,16 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
         try {
             if (pool == null) {
                 if (closedBeforeStart) {
-                    throw new SQLNonTransientConnectionException("WeftDataSource \"" + config.poolName
-                            + "\" is closed; get connections from an open data source", "08003");
+                    throw new SQLNonTransientConnectionException(
+                            "WeftDataSource \"" + config.poolName
+                                    + "\" is closed; get connections from an open data source",
+                            "08003");
                 }
                 try {
-                    pool = config.builder().buildPool();     // checks first: a failure starts nothing
+                    pool = config.builder().buildPool(); // checks first: a failure starts nothing
                 } catch (IllegalArgumentException e) {
-                    throw new SQLException("WeftDataSource \"" + config.poolName + "\" cannot start: " + e.getMessage(), e);
+                    throw new SQLException(
+                            "WeftDataSource \"" + config.poolName + "\" cannot start: " + e.getMessage(), e);
                 }
             }
             return pool;
@@ -259,7 +264,8 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
     public static Builder builder(String name, String jdbcUrl) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         if (!jdbcUrl.startsWith("jdbc:")) {
-            throw new IllegalArgumentException("a JDBC URL starts with \"jdbc:\", e.g. jdbc:postgresql://127.0.0.1:5432/app; got " + jdbcUrl);
+            throw new IllegalArgumentException(
+                    "a JDBC URL starts with \"jdbc:\", e.g. jdbc:postgresql://127.0.0.1:5432/app; got " + jdbcUrl);
         }
         Properties props = new Properties();
         return new Builder(name, props, () -> DriverManager.getConnection(jdbcUrl, props));
@@ -291,7 +297,8 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
             throw new SQLNonTransientConnectionException(e.getMessage(), "08003", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SQLException("interrupted while waiting for a connection of pool \"" + pool.name() + "\"", "08001", e);
+            throw new SQLException(
+                    "interrupted while waiting for a connection of pool \"" + pool.name() + "\"", "08001", e);
         }
     }
 
@@ -383,8 +390,7 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
 
     /** Ignored: the wait for a connection is {@code maxWait}; a connection attempt's own timeout is the driver's. */
     @Override
-    public void setLoginTimeout(int seconds) {
-    }
+    public void setLoginTimeout(int seconds) {}
 
     /** Always 0: see {@link #setLoginTimeout(int)}. */
     @Override
@@ -394,7 +400,8 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
 
     @Override
     public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException("weft-jdbc logs through System.Logger \"dev.weft.pool.Pool\", not java.util.logging");
+        throw new SQLFeatureNotSupportedException(
+                "weft-jdbc logs through System.Logger \"dev.weft.pool.Pool\", not java.util.logging");
     }
 
     @Override
@@ -438,7 +445,8 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
          */
         public Builder property(String key, String value) {
             if (props == null) {
-                throw new IllegalStateException("this builder wraps a driver DataSource: set \"" + key + "\" on that DataSource");
+                throw new IllegalStateException(
+                        "this builder wraps a driver DataSource: set \"" + key + "\" on that DataSource");
             }
             props.setProperty(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
             return this;
@@ -492,7 +500,8 @@ public final class WeftDataSource implements DataSource, AutoCloseable {
             if (validationTimeout.isNegative() || validationTimeout.isZero()) {
                 throw new IllegalArgumentException("validationTimeout must be positive; got " + validationTimeout);
             }
-            factory.validationTimeoutSeconds = (int) Math.min(Integer.MAX_VALUE, (validationTimeout.toMillis() + 999) / 1000);
+            factory.validationTimeoutSeconds =
+                    (int) Math.min(Integer.MAX_VALUE, (validationTimeout.toMillis() + 999) / 1000);
             return this;
         }
 

@@ -36,10 +36,13 @@ class AdmissionPostgresTest {
         AtomicInteger okAfter = new AtomicInteger();
         AtomicBoolean restarted = new AtomicBoolean();
         AtomicBoolean stop = new AtomicBoolean();
-        try (WeftDataSource ds = WeftDataSource.builder("pg-admission", Postgres.url()).maxSize(POOL)
-                .maxWait(Duration.ofSeconds(2)).build()) {
+        try (WeftDataSource ds = WeftDataSource.builder("pg-admission", Postgres.url())
+                .maxSize(POOL)
+                .maxWait(Duration.ofSeconds(2))
+                .build()) {
             PoolLimit limit = PoolLimit.of(ds.pool(), Duration.ofMillis(50));
-            Limiter admission = Limiter.builder("pg-admission", limit).maxWaiting(0).build();
+            Limiter admission =
+                    Limiter.builder("pg-admission", limit).maxWaiting(0).build();
             List<Thread> callers = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
                 callers.add(Thread.ofVirtual().start(() -> {
@@ -47,8 +50,9 @@ class AdmissionPostgresTest {
                         boolean after = restarted.get();
                         try {
                             admission.call(() -> {
-                                try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-                                     ResultSet rs = s.executeQuery("select pg_sleep(0.01)")) {
+                                try (Connection c = ds.getConnection();
+                                        Statement s = c.createStatement();
+                                        ResultSet rs = s.executeQuery("select pg_sleep(0.01)")) {
                                     return rs.next();
                                 }
                             });
@@ -107,7 +111,8 @@ class AdmissionPostgresTest {
         }
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // a hang guard, not a speed goal
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

@@ -14,7 +14,8 @@ class BlockingMarksTest {
     @Test
     void gettingAConnectionAndClosingThePoolAreMarkedBlocking() {
         // getConnection waits for a free connection (or opens one); close waits for borrowed ones.
-        assertEquals(Set.of("close()", "getConnection()", "getConnection(String, String)"),
+        assertEquals(
+                Set.of("close()", "getConnection()", "getConnection(String, String)"),
                 marked(WeftDataSource.class, BLOCKING));
         assertEquals(Set.of(), unmarkedWaits(WeftDataSource.class));
     }

@@ -67,7 +67,9 @@ class ClojureJavaJdbcPostgresTest {
     /** Clojure equality (1 and 1N and (int) 1 are equal; vectors equal lists), with the EDN expected. */
     private static void assertClj(String expectedEdn, Object actual, String what) {
         Object expected = Clojure.read(expectedEdn);
-        assertTrue((Boolean) equiv.invoke(expected, actual), what + ": expected " + expectedEdn + ", got " + RT.printString(actual));
+        assertTrue(
+                (Boolean) equiv.invoke(expected, actual),
+                what + ": expected " + expectedEdn + ", got " + RT.printString(actual));
     }
 
     /**
@@ -81,7 +83,9 @@ class ClojureJavaJdbcPostgresTest {
             return more.length == 0 ? call(fn, ds) : call(fn, ds, more[0], more[1]);
         } finally {
             Object closed = call("close-data-source", Postgres.url(), ds, app);
-            assertClj("{:all-returned true :closed true :query-after-close \"08003\" :backends-left 0}", closed,
+            assertClj(
+                    "{:all-returned true :closed true :query-after-close \"08003\" :backends-left 0}",
+                    closed,
                     "after weft.pool/close! of " + app);
         }
     }
@@ -92,7 +96,9 @@ class ClojureJavaJdbcPostgresTest {
         assertClj("42", get(r, "sum"), "a parameterised select");
         assertClj("[{:id 1 :name \"one\"} {:id 2 :name \"two\"}]", get(r, "rows"), "rows written with insert-multi!");
         Object pids = get(r, "pids");
-        assertEquals(1, RT.count(Clojure.var("clojure.core", "distinct").invoke(pids)),
+        assertEquals(
+                1,
+                RT.count(Clojure.var("clojure.core", "distinct").invoke(pids)),
                 "queries one after another reuse one physical connection: " + pids);
         assertEquals(1, num(r, "stats", "created"), "one connection created: " + get(r, "stats"));
         assertEquals(0, num(r, "stats", "in-use"), "every connection returned: " + get(r, "stats"));
@@ -101,7 +107,9 @@ class ClojureJavaJdbcPostgresTest {
     @Test
     void transactionsCommitAndRollBack() {
         Object r = run("weft-clj-tx", 2, "transactions");
-        assertClj("{:message \"the body failed\" :seen-inside [1 2]}", get(r, "thrown"),
+        assertClj(
+                "{:message \"the body failed\" :seen-inside [1 2]}",
+                get(r, "thrown"),
                 "the throwing body saw its own insert, and the exception reached the caller");
         assertClj("\"23505\"", get(r, "sql-error"), "a duplicate key fails the transaction with PostgreSQL's SQLState");
         assertClj("[1]", get(r, "ids"), "only the committed transaction's row stayed: both failed ones rolled back");
@@ -112,22 +120,32 @@ class ClojureJavaJdbcPostgresTest {
     void whatABorrowerChangedIsPutBackForTheNext() {
         Object r = run("weft-clj-reset", 1, "reset-between-borrowers");
         Object fresh = get(r, "fresh");
-        assertClj("{:auto-commit true :read-only false :isolation " + Connection.TRANSACTION_READ_COMMITTED
-                + " :server_isolation \"read committed\" :server_read_only \"off\" :rows 0}",
-                RT.dissoc(fresh, Keyword.intern("pid")), "a fresh connection");
+        assertClj(
+                "{:auto-commit true :read-only false :isolation " + Connection.TRANSACTION_READ_COMMITTED
+                        + " :server_isolation \"read committed\" :server_read_only \"off\" :rows 0}",
+                RT.dissoc(fresh, Keyword.intern("pid")),
+                "a fresh connection");
         long pid = num(fresh, "pid");
 
-        assertClj("{:server_isolation \"serializable\" :rows 1}", get(r, "open-transaction", "inside"),
+        assertClj(
+                "{:server_isolation \"serializable\" :rows 1}",
+                get(r, "open-transaction", "inside"),
                 "the borrower's serializable transaction saw its own uncommitted row");
-        assertClj("{:server_read_only \"on\" :insert-error \"25006\"}", get(r, "read-only", "inside"),
+        assertClj(
+                "{:server_read_only \"on\" :insert-error \"25006\"}",
+                get(r, "read-only", "inside"),
                 "the borrower's read-only transaction refused a write");
-        assertClj("{:server_isolation \"serializable\" :server_read_only \"on\"}", get(r, "java-jdbc-failed", "inside"),
+        assertClj(
+                "{:server_isolation \"serializable\" :server_read_only \"on\"}",
+                get(r, "java-jdbc-failed", "inside"),
                 "java.jdbc's :isolation and :read-only? took effect inside its transaction");
 
         for (String borrower : new String[] {"open-transaction", "read-only", "java-jdbc-failed"}) {
             Object next = get(r, borrower, "next");
             assertEquals(pid, num(next, "pid"), "the same backend after " + borrower + " (a pool of one)");
-            assertClj(RT.printString(RT.dissoc(fresh, Keyword.intern("pid"))), RT.dissoc(next, Keyword.intern("pid")),
+            assertClj(
+                    RT.printString(RT.dissoc(fresh, Keyword.intern("pid"))),
+                    RT.dissoc(next, Keyword.intern("pid")),
                     "the next borrower after " + borrower + " sees a fresh connection's state (no row left either)");
         }
         assertEquals(1, num(r, "stats", "created"), "no connection was replaced to get there: " + get(r, "stats"));
@@ -144,9 +162,12 @@ class ClojureJavaJdbcPostgresTest {
         assertEquals(0, num(r, "wrong"), "every vfuture got its own answer");
         assertEquals(Boolean.TRUE, get(r, "all-virtual"), "every query ran on a virtual thread");
         assertTrue(num(r, "min-open") >= 1, "each query saw at least its own backend: " + RT.printString(r));
-        assertTrue(num(r, "max-open") <= max,
+        assertTrue(
+                num(r, "max-open") <= max,
                 "no query saw more than " + max + " backends of the pool in pg_stat_activity: " + RT.printString(r));
-        assertTrue(num(r, "distinct-pids") <= max, "at most " + max + " backends served the queries: " + RT.printString(r));
+        assertTrue(
+                num(r, "distinct-pids") <= max,
+                "at most " + max + " backends served the queries: " + RT.printString(r));
         Object stats = get(r, "stats");
         assertTrue(num(stats, "created") <= max, "at most " + max + " connections created: " + RT.printString(stats));
         assertEquals(0, num(stats, "destroyed"), "none destroyed: " + RT.printString(stats));

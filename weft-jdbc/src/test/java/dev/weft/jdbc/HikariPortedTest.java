@@ -178,7 +178,10 @@ class HikariPortedTest {
     void closeWhileBorrowersWaitOnSlowCreationLeavesNothingOpen() throws Exception {
         StubDataSource stub = new StubDataSource();
         stub.connectMillis = 100;
-        WeftDataSource ds = pool(stub, 10).maxWait(Duration.ofSeconds(30)).closeTimeout(Duration.ofSeconds(2)).build();
+        WeftDataSource ds = pool(stub, 10)
+                .maxWait(Duration.ofSeconds(30))
+                .closeTimeout(Duration.ofSeconds(2))
+                .build();
         AtomicInteger failed = new AtomicInteger();
         List<Thread> ts = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -207,7 +210,8 @@ class HikariPortedTest {
     void getConnectionAfterCloseFails() {
         WeftDataSource ds = pool(new StubDataSource(), 2).build();
         ds.close();
-        SQLNonTransientConnectionException e = assertThrows(SQLNonTransientConnectionException.class, ds::getConnection);
+        SQLNonTransientConnectionException e =
+                assertThrows(SQLNonTransientConnectionException.class, ds::getConnection);
         assertEquals("08003", e.getSQLState());
     }
 
@@ -218,11 +222,12 @@ class HikariPortedTest {
         List<Thread> ts = new ArrayList<>();
         for (int i = 0; i < 16; i++) {
             ts.add(Thread.ofVirtual().start(() -> {
-                while (true) {                                 // until close() makes getConnection fail
-                    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                while (true) { // until close() makes getConnection fail
+                    try (Connection c = ds.getConnection();
+                            Statement s = c.createStatement()) {
                         s.executeQuery("select 1").close();
                     } catch (SQLException e) {
-                        return;                       // closed under us: what this test wants
+                        return; // closed under us: what this test wants
                     }
                 }
             }));
@@ -258,7 +263,8 @@ class HikariPortedTest {
 
     @Test
     void aResultSetAnswersItsStatementAndClosesWithIt() throws Exception {
-        try (WeftDataSource ds = pool(new StubDataSource(), 1).build(); Connection c = ds.getConnection()) {
+        try (WeftDataSource ds = pool(new StubDataSource(), 1).build();
+                Connection c = ds.getConnection()) {
             Statement s = c.createStatement();
             ResultSet rs = s.executeQuery("select 1");
             assertSame(s, rs.getStatement());
@@ -269,15 +275,16 @@ class HikariPortedTest {
 
     @Test
     void closingAStatementTwiceOrOutOfOrderIsHarmless() throws Exception {
-        try (WeftDataSource ds = pool(new StubDataSource(), 1).build(); Connection c = ds.getConnection()) {
+        try (WeftDataSource ds = pool(new StubDataSource(), 1).build();
+                Connection c = ds.getConnection()) {
             Statement a = c.createStatement();
             Statement b = c.createStatement();
             a.close();
-            a.close();                                 // testDoubleStatementClose
+            a.close(); // testDoubleStatementClose
             b.close();
             Statement d = c.prepareStatement("x");
             Statement e = c.prepareStatement("y");
-            d.close();                                 // testOutOfOrderStatementClose: first made, first closed
+            d.close(); // testOutOfOrderStatementClose: first made, first closed
             e.close();
             assertTrue(d.isClosed() && e.isClosed());
         }
@@ -288,7 +295,8 @@ class HikariPortedTest {
     @Test
     void aConnectionPastMaxLifetimeIsReplaced() throws Exception {
         StubDataSource stub = new StubDataSource();
-        try (WeftDataSource ds = pool(stub, 1).maxLifetime(Duration.ofMillis(200)).build()) {
+        try (WeftDataSource ds =
+                pool(stub, 1).maxLifetime(Duration.ofMillis(200)).build()) {
             StubConnection first;
             try (Connection c = ds.getConnection()) {
                 first = c.unwrap(StubConnection.class);
@@ -424,7 +432,7 @@ class HikariPortedTest {
             }
             List<Thread> ts = new ArrayList<>();
             for (Connection c : held) {
-                for (int k = 0; k < 3; k++) {                  // each closed three times, concurrently
+                for (int k = 0; k < 3; k++) { // each closed three times, concurrently
                     ts.add(Thread.ofVirtual().start(() -> {
                         try {
                             c.close();

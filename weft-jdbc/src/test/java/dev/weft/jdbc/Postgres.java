@@ -10,14 +10,14 @@ import java.util.List;
  */
 final class Postgres {
 
-    private Postgres() {
-    }
+    private Postgres() {}
 
     static String url() {
         String url = setting("weft.pg.url", "WEFT_PG_URL");
         if (url == null) {
-            throw new IllegalStateException("no PostgreSQL server for *PostgresTest: run ./weft test --tier database, "
-                    + "or build/postgres.sh run mvn -pl weft-jdbc test -Dtest='*PostgresTest' -Dweft.pg.url=\\$WEFT_PG_URL -Dweft.pg.dir=\\$WEFT_PG_DIR");
+            throw new IllegalStateException(
+                    "no PostgreSQL server for *PostgresTest: run ./weft test --tier database, "
+                            + "or build/postgres.sh run mvn -pl weft-jdbc test -Dtest='*PostgresTest' -Dweft.pg.url=\\$WEFT_PG_URL -Dweft.pg.dir=\\$WEFT_PG_DIR");
         }
         return url;
     }
@@ -26,15 +26,20 @@ final class Postgres {
     static void restart() throws IOException, InterruptedException {
         String dir = setting("weft.pg.dir", "WEFT_PG_DIR");
         if (dir == null) {
-            throw new IllegalStateException("restarting the server needs -Dweft.pg.dir (the folder build/postgres.sh start used)");
+            throw new IllegalStateException(
+                    "restarting the server needs -Dweft.pg.dir (the folder build/postgres.sh start used)");
         }
         String bin = binDir();
         List<String> cmd = new java.util.ArrayList<>();
         if ("root".equals(System.getProperty("user.name"))) {
             cmd.addAll(List.of("runuser", "-u", "postgres", "--"));
         }
-        cmd.addAll(List.of(bin + "/pg_ctl", "-w", "-t", "60", "-D", Path.of(dir, "data").toString(), "-m", "fast", "restart"));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        cmd.addAll(List.of(
+                bin + "/pg_ctl", "-w", "-t", "60", "-D", Path.of(dir, "data").toString(), "-m", "fast", "restart"));
+        Process p = new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         if (p.waitFor() != 0) {
             throw new IllegalStateException("pg_ctl restart failed (exit " + p.exitValue() + ")");
         }
@@ -42,8 +47,11 @@ final class Postgres {
 
     private static String binDir() throws IOException {
         try (var dirs = java.nio.file.Files.list(Path.of("/usr/lib/postgresql"))) {
-            return dirs.map(d -> d.resolve("bin")).filter(d -> d.resolve("pg_ctl").toFile().canExecute())
-                    .map(Path::toString).sorted().reduce((a, b) -> b)
+            return dirs.map(d -> d.resolve("bin"))
+                    .filter(d -> d.resolve("pg_ctl").toFile().canExecute())
+                    .map(Path::toString)
+                    .sorted()
+                    .reduce((a, b) -> b)
                     .orElseThrow(() -> new IllegalStateException("no pg_ctl under /usr/lib/postgresql/*/bin"));
         }
     }

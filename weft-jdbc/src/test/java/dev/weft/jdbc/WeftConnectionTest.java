@@ -22,12 +22,16 @@ import org.junit.jupiter.api.Test;
 class WeftConnectionTest {
 
     private static WeftDataSource pool(StubDataSource stub, int max) {
-        return WeftDataSource.builder("stub", stub).maxSize(max).maxWait(Duration.ofSeconds(5)).build();
+        return WeftDataSource.builder("stub", stub)
+                .maxSize(max)
+                .maxWait(Duration.ofSeconds(5))
+                .build();
     }
 
     @Test
     void everyObjectAnswersItsWrapperNotTheDriversOwn() throws Exception {
-        try (WeftDataSource ds = pool(new StubDataSource(), 1); Connection c = ds.getConnection()) {
+        try (WeftDataSource ds = pool(new StubDataSource(), 1);
+                Connection c = ds.getConnection()) {
             Statement s = c.createStatement();
             PreparedStatement ps = c.prepareStatement("select 1");
             CallableStatement cs = c.prepareCall("{call f()}");
@@ -45,7 +49,8 @@ class WeftConnectionTest {
     @Test
     void unwrapReachesTheDriverAndIsWrapperForSaysSo() throws Exception {
         StubDataSource stub = new StubDataSource();
-        try (WeftDataSource ds = pool(stub, 1); Connection c = ds.getConnection()) {
+        try (WeftDataSource ds = pool(stub, 1);
+                Connection c = ds.getConnection()) {
             assertSame(c, c.unwrap(Connection.class));
             StubConnection physical = c.unwrap(StubConnection.class);
             assertTrue(stub.open.contains(physical));
@@ -81,7 +86,7 @@ class WeftConnectionTest {
             StubConnection physical;
             try (Connection c = ds.getConnection()) {
                 physical = c.unwrap(StubConnection.class);
-                c.createStatement().close();          // closed by the borrower: not twice
+                c.createStatement().close(); // closed by the borrower: not twice
                 c.prepareStatement("a");
                 c.prepareCall("b");
             }
@@ -128,7 +133,8 @@ class WeftConnectionTest {
             try (Connection c = ds.getConnection()) {
                 assertSame(first, c.unwrap(StubConnection.class), "a statement error keeps the connection");
                 first.failNext = new SQLException("gone", "08006");
-                SQLException e = assertThrows(SQLException.class, () -> c.createStatement().executeQuery("select 1"));
+                SQLException e = assertThrows(
+                        SQLException.class, () -> c.createStatement().executeQuery("select 1"));
                 assertEquals("08006", e.getSQLState(), "the driver's own exception reaches the borrower");
             }
             assertTrue(first.isClosed(), "destroyed on return");

@@ -26,7 +26,8 @@ class WeftDataSourceBeanTest {
         ds.setMaxSize(3);
         ds.setMaxWait(Duration.ofMillis(300));
         assertEquals(0, stub.opened.get(), "nothing opened before the first getConnection");
-        try (ds; Connection c = ds.getConnection()) {
+        try (ds;
+                Connection c = ds.getConnection()) {
             assertTrue(c.isValid(1));
             assertEquals("bean", ds.stats().pool());
             assertEquals(3, ds.stats().maxSize());
@@ -55,10 +56,11 @@ class WeftDataSourceBeanTest {
         WeftDataSource ds = new WeftDataSource();
         ds.setUrl("jdbc:weft-no-such-driver://127.0.0.1/x");
         SQLException e = assertThrows(SQLException.class, ds::getConnection);
-        assertTrue(e.getMessage().contains("no JDBC driver") && e.getMessage().contains("jdbc:weft-no-such-driver"),
+        assertTrue(
+                e.getMessage().contains("no JDBC driver") && e.getMessage().contains("jdbc:weft-no-such-driver"),
                 e.getMessage());
         assertFalse(ds.isClosed());
-        ds.setMaxSize(2);                       // not started: still configurable
+        ds.setMaxSize(2); // not started: still configurable
         ds.close();
         assertThrows(SQLNonTransientConnectionException.class, ds::getConnection);
     }
@@ -85,7 +87,8 @@ class WeftDataSourceBeanTest {
 
     @Test
     void aBuilderMadeDataSourceRefusesSetters() {
-        try (WeftDataSource ds = WeftDataSource.builder("b", new StubDataSource()).build()) {
+        try (WeftDataSource ds =
+                WeftDataSource.builder("b", new StubDataSource()).build()) {
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> ds.setUrl("jdbc:x:y"));
             assertTrue(e.getMessage().contains("builder"), e.getMessage());
         }
@@ -94,9 +97,9 @@ class WeftDataSourceBeanTest {
     @Test
     void propertiesTakeWeftsNamesAndHikariCPs() throws Exception {
         Properties p = new Properties();
-        p.setProperty("maximumPoolSize", "3");        // HikariCP's name
-        p.setProperty("connectionTimeout", "250");    // HikariCP's, in ms
-        p.setProperty("minIdle", "1");                // weft's
+        p.setProperty("maximumPoolSize", "3"); // HikariCP's name
+        p.setProperty("connectionTimeout", "250"); // HikariCP's, in ms
+        p.setProperty("minIdle", "1"); // weft's
         p.setProperty("idleTimeout", "10m");
         p.setProperty("poolName", "props");
         WeftDataSource ds = new WeftDataSource(p);
@@ -119,7 +122,8 @@ class WeftDataSourceBeanTest {
         p.setProperty("maxSize", "4");
         p.setProperty("maximumPoolSise", "3");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new WeftDataSource(p));
-        assertTrue(e.getMessage().contains("\"maximumPoolSise\"") && e.getMessage().contains("maximumPoolSize"),
+        assertTrue(
+                e.getMessage().contains("\"maximumPoolSise\"") && e.getMessage().contains("maximumPoolSize"),
                 e.getMessage());
         Properties q = new Properties();
         q.setProperty("maxWait", "soon");

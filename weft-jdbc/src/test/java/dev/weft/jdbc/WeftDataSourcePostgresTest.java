@@ -27,18 +27,23 @@ import org.junit.jupiter.api.Test;
 class WeftDataSourcePostgresTest {
 
     private static WeftDataSource ds(String name, int max) {
-        return WeftDataSource.builder(name, Postgres.url()).maxSize(max).maxWait(Duration.ofSeconds(20)).build();
+        return WeftDataSource.builder(name, Postgres.url())
+                .maxSize(max)
+                .maxWait(Duration.ofSeconds(20))
+                .build();
     }
 
     private static long scalar(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
     private static String text(Connection c, String sql) throws SQLException {
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         }
@@ -47,7 +52,9 @@ class WeftDataSourcePostgresTest {
     /** Backends of this database other than the asking one, opened by the pool named in application_name. */
     private static long backends() throws SQLException {
         try (Connection c = DriverManager.getConnection(Postgres.url())) {
-            return scalar(c, "select count(*) from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
+            return scalar(
+                    c,
+                    "select count(*) from pg_stat_activity where backend_type = 'client backend' and pid <> pg_backend_pid()");
         }
     }
 
@@ -69,7 +76,8 @@ class WeftDataSourcePostgresTest {
     @Test
     void whatABorrowerChangedIsPutBack() throws Exception {
         try (WeftDataSource ds = ds("pg-reset", 1)) {
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("drop table if exists weft_reset; create table weft_reset (x int)");
                 s.execute("create schema if not exists weft_other");
             }
@@ -80,7 +88,7 @@ class WeftDataSourcePostgresTest {
                 c.setSchema("weft_other");
                 leftOpen = c.createStatement();
                 leftOpen.execute("insert into public.weft_reset values (1)");
-            }   // returned with an open transaction
+            } // returned with an open transaction
             assertTrue(leftOpen.isClosed(), "statements left open are closed on return");
             try (Connection c = ds.getConnection()) {
                 c.setReadOnly(true);
@@ -102,7 +110,8 @@ class WeftDataSourcePostgresTest {
     @Test
     void aTransactionOpenedOnTheUnwrappedConnectionIsRolledBack() throws Exception {
         try (WeftDataSource ds = ds("pg-unwrap", 1)) {
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
                 s.execute("drop table if exists weft_unwrap; create table weft_unwrap (x int)");
             }
             try (Connection c = ds.getConnection()) {
@@ -111,12 +120,13 @@ class WeftDataSourcePostgresTest {
                 try (Statement s = physical.createStatement()) {
                     s.execute("insert into weft_unwrap values (1)");
                 }
-            }   // returned with a transaction the handle never saw begin
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            } // returned with a transaction the handle never saw begin
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
                 Connection physical = ((Statement) s.unwrap(org.postgresql.PGStatement.class)).getConnection();
                 physical.setAutoCommit(false);
                 s.execute("insert into weft_unwrap values (2)");
-            }   // and one begun through a statement's unwrapped connection
+            } // and one begun through a statement's unwrapped connection
             try (Connection c = ds.getConnection()) {
                 assertTrue(c.getAutoCommit());
                 assertEquals(0, scalar(c, "select count(*) from weft_unwrap"), "both transactions were rolled back");
@@ -142,17 +152,23 @@ class WeftDataSourcePostgresTest {
 
     @Test
     void aKilledBackendIsNeverHandedOutAgain() throws Exception {
-        try (WeftDataSource ds = WeftDataSource.builder("pg-killed", Postgres.url()).maxSize(2)
-                .validateAfter(Duration.ZERO).build()) {
+        try (WeftDataSource ds = WeftDataSource.builder("pg-killed", Postgres.url())
+                .maxSize(2)
+                .validateAfter(Duration.ZERO)
+                .build()) {
             long pid;
             try (Connection c = ds.getConnection()) {
                 pid = scalar(c, "select pg_backend_pid()");
             }
             try (Connection admin = DriverManager.getConnection(Postgres.url())) {
-                assertEquals(1, scalar(admin, "select count(*) from pg_terminate_backend(" + pid + ") where pg_terminate_backend"));
+                assertEquals(
+                        1,
+                        scalar(
+                                admin,
+                                "select count(*) from pg_terminate_backend(" + pid + ") where pg_terminate_backend"));
             }
             Thread.sleep(100);
-            try (Connection c = ds.getConnection()) {   // isValid found the dead one and a fresh one came
+            try (Connection c = ds.getConnection()) { // isValid found the dead one and a fresh one came
                 assertEquals(1, scalar(c, "select 1"));
                 assertTrue(scalar(c, "select pg_backend_pid()") != pid);
             }
@@ -180,10 +196,16 @@ class WeftDataSourcePostgresTest {
 
     @Test
     void aTimeoutNamesThePoolAndItsSize() throws Exception {
-        try (WeftDataSource ds = WeftDataSource.builder("pg-timeout", Postgres.url()).maxSize(1)
-                .maxWait(Duration.ofMillis(100)).build(); Connection held = ds.getConnection()) {
+        try (WeftDataSource ds = WeftDataSource.builder("pg-timeout", Postgres.url())
+                        .maxSize(1)
+                        .maxWait(Duration.ofMillis(100))
+                        .build();
+                Connection held = ds.getConnection()) {
             SQLTransientConnectionException e = assertThrows(SQLTransientConnectionException.class, ds::getConnection);
-            assertTrue(e.getMessage().contains("pool \"pg-timeout\"") && e.getMessage().contains("maxSize 1"), e.getMessage());
+            assertTrue(
+                    e.getMessage().contains("pool \"pg-timeout\"")
+                            && e.getMessage().contains("maxSize 1"),
+                    e.getMessage());
             assertEquals(1, scalar(held, "select 1"));
         }
     }
@@ -198,8 +220,10 @@ class WeftDataSourcePostgresTest {
         AtomicBoolean stop = new AtomicBoolean();
         Map<Long, Boolean> inUse = new ConcurrentHashMap<>();
         AtomicInteger shared = new AtomicInteger();
-        try (WeftDataSource ds = WeftDataSource.builder("pg-restart", Postgres.url()).maxSize(8)
-                .maxWait(Duration.ofSeconds(5)).build()) {
+        try (WeftDataSource ds = WeftDataSource.builder("pg-restart", Postgres.url())
+                .maxSize(8)
+                .maxWait(Duration.ofSeconds(5))
+                .build()) {
             List<Thread> ts = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 ts.add(Thread.ofVirtual().start(() -> {
@@ -238,7 +262,9 @@ class WeftDataSourcePostgresTest {
                 t.join();
             }
             assertTrue(okBefore > 0, "queries ran before the restart");
-            assertTrue(okAfter.get() > 100, "the pool refilled after the restart: " + okAfter.get() + " queries; " + ds.stats());
+            assertTrue(
+                    okAfter.get() > 100,
+                    "the pool refilled after the restart: " + okAfter.get() + " queries; " + ds.stats());
             assertEquals(0, shared.get(), "one backend used by two borrowers at once");
             for (Throwable t : errors) {
                 SQLException e = assertInstanceOf(SQLException.class, t, "only SQLExceptions reach borrowers");

@@ -21,15 +21,16 @@ class WeftDataSourceTest {
 
     @Test
     void aUrlThatIsNotJdbcIsRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> WeftDataSource.builder("db", "postgresql://localhost/app"));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> WeftDataSource.builder("db", "postgresql://localhost/app"));
         assertTrue(e.getMessage().contains("jdbc:"), e.getMessage());
     }
 
     @Test
     void aServerThatCannotBeReachedGivesAClearTimeout() throws Exception {
         try (WeftDataSource ds = WeftDataSource.builder("nowhere", "jdbc:weft-no-such-driver://127.0.0.1:1/x")
-                .maxWait(Duration.ofMillis(200)).build()) {
+                .maxWait(Duration.ofMillis(200))
+                .build()) {
             SQLTransientConnectionException e = assertThrows(SQLTransientConnectionException.class, ds::getConnection);
             assertTrue(e.getMessage().contains("pool \"nowhere\""), e.getMessage());
             assertTrue(e.getMessage().contains("No suitable driver"), e.getMessage());
@@ -39,10 +40,12 @@ class WeftDataSourceTest {
 
     @Test
     void aClosedDataSourceSaysSo() {
-        WeftDataSource ds = WeftDataSource.builder("shut", "jdbc:weft-no-such-driver:x").build();
+        WeftDataSource ds =
+                WeftDataSource.builder("shut", "jdbc:weft-no-such-driver:x").build();
         ds.close();
         assertTrue(ds.isClosed());
-        SQLNonTransientConnectionException e = assertThrows(SQLNonTransientConnectionException.class, ds::getConnection);
+        SQLNonTransientConnectionException e =
+                assertThrows(SQLNonTransientConnectionException.class, ds::getConnection);
         assertTrue(e.getMessage().contains("\"shut\" is closed"), e.getMessage());
         assertThrows(SQLFeatureNotSupportedException.class, () -> ds.getConnection("u", "p"));
     }

@@ -29,8 +29,7 @@ import org.opentest4j.AssertionFailedError;
  */
 public final class PinAssertions {
 
-    private PinAssertions() {
-    }
+    private PinAssertions() {}
 
     /**
      * Runs {@code executable} and fails, with every pinned stack in the message, if it pinned a
@@ -62,7 +61,11 @@ public final class PinAssertions {
      * attached as suppressed. One implementation with Clojure's checks: {@link PinCheck#verify}.
      */
     static PinReport verify(Executable executable, int atLeast, String what, boolean onVirtualThread) throws Throwable {
-        return PinCheck.verify(executable::execute, atLeast, what,
-                onVirtualThread ? PinCheck.BodyThread.VIRTUAL : PinCheck.BodyThread.CALLER, AssertionFailedError::new);
+        return PinCheck.verify(
+                executable::execute,
+                atLeast,
+                what,
+                onVirtualThread ? PinCheck.BodyThread.VIRTUAL : PinCheck.BodyThread.CALLER,
+                AssertionFailedError::new);
     }
 }

@@ -19,18 +19,19 @@ import org.junit.platform.commons.support.SearchOption;
 public final class PinCheckExtension implements InvocationInterceptor {
 
     /** Creates the extension; JUnit does this for the annotations. */
-    public PinCheckExtension() {
-    }
+    public PinCheckExtension() {}
 
     @Override
-    public void interceptTestMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call,
-                                    ExtensionContext context) throws Throwable {
+    public void interceptTestMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> call, ExtensionContext context)
+            throws Throwable {
         check(invocation, call.getExecutable(), context);
     }
 
     @Override
-    public void interceptTestTemplateMethod(Invocation<Void> invocation, ReflectiveInvocationContext<Method> call,
-                                            ExtensionContext context) throws Throwable {
+    public void interceptTestTemplateMethod(
+            Invocation<Void> invocation, ReflectiveInvocationContext<Method> call, ExtensionContext context)
+            throws Throwable {
         check(invocation, call.getExecutable(), context);
     }
 
@@ -40,12 +41,15 @@ public final class PinCheckExtension implements InvocationInterceptor {
             invocation.proceed();
             return;
         }
-        PinAssertions.verify(invocation::proceed, rule.get().atLeast(), "the test", rule.get().onVirtualThread());
+        PinAssertions.verify(
+                invocation::proceed,
+                rule.get().atLeast(),
+                "the test",
+                rule.get().onVirtualThread());
     }
 
     /** What an annotation asks: no pin ({@code atLeast} 0) or at least that many, and on which thread. */
-    private record Rule(int atLeast, boolean onVirtualThread) {
-    }
+    private record Rule(int atLeast, boolean onVirtualThread) {}
 
     /** The rule of the annotation on {@code element}, or empty when it has none. */
     private static Optional<Rule> rule(AnnotatedElement element) {
@@ -59,12 +63,12 @@ public final class PinCheckExtension implements InvocationInterceptor {
             some = AnnotationSupport.findAnnotation(element, ExpectPins.class);
         }
         if (none.isPresent() && some.isPresent()) {
-            throw new ExtensionConfigurationException(element + " has both @NoPins and @ExpectPins;"
-                    + " keep the one that states what the test means");
+            throw new ExtensionConfigurationException(
+                    element + " has both @NoPins and @ExpectPins;" + " keep the one that states what the test means");
         }
         if (some.isPresent() && some.get().atLeast() < 1) {
-            throw new ExtensionConfigurationException("@ExpectPins(atLeast = " + some.get().atLeast() + ") on "
-                    + element + " must be at least 1; use @NoPins to forbid pinning");
+            throw new ExtensionConfigurationException("@ExpectPins(atLeast = "
+                    + some.get().atLeast() + ") on " + element + " must be at least 1; use @NoPins to forbid pinning");
         }
         return none.map(n -> new Rule(0, n.onVirtualThread()))
                 .or(() -> some.map(e -> new Rule(e.atLeast(), e.onVirtualThread())));

@@ -13,7 +13,8 @@ class BlockingMarksTest {
 
     @Test
     void thePinAssertionsAreMarkedBlocking() {
-        assertEquals(Set.of("assertNoPins(Executable)", "assertPins(Executable)"), marked(PinAssertions.class, BLOCKING));
+        assertEquals(
+                Set.of("assertNoPins(Executable)", "assertPins(Executable)"), marked(PinAssertions.class, BLOCKING));
         assertEquals(Set.of(), unmarkedWaits(PinAssertions.class));
     }
 }

@@ -17,7 +17,8 @@ class FirstSocketIoFixture {
 
     @Test
     void fetchDoesNotPin() throws Exception {
-        try (InputStream in = URI.create(System.getProperty("fixture.url")).toURL().openStream()) {
+        try (InputStream in =
+                URI.create(System.getProperty("fixture.url")).toURL().openStream()) {
             assertEquals("hi", new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
     }

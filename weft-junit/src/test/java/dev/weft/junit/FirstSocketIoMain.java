@@ -17,8 +17,7 @@ import org.junit.platform.testkit.engine.Event;
  */
 final class FirstSocketIoMain {
 
-    private FirstSocketIoMain() {
-    }
+    private FirstSocketIoMain() {}
 
     public static void main(String[] args) throws Exception {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -31,9 +30,14 @@ final class FirstSocketIoMain {
         server.start();
         boolean passed = true;
         try {
-            System.setProperty("fixture.url", "http://127.0.0.1:" + server.getAddress().getPort() + "/");
-            for (Event e : EngineTestKit.engine("junit-jupiter").selectors(selectClass(FirstSocketIoFixture.class))
-                    .execute().testEvents().finished().list()) {
+            System.setProperty(
+                    "fixture.url", "http://127.0.0.1:" + server.getAddress().getPort() + "/");
+            for (Event e : EngineTestKit.engine("junit-jupiter")
+                    .selectors(selectClass(FirstSocketIoFixture.class))
+                    .execute()
+                    .testEvents()
+                    .finished()
+                    .list()) {
                 TestExecutionResult r = e.getRequiredPayload(TestExecutionResult.class);
                 System.out.println(e.getTestDescriptor().getDisplayName() + ": " + r.getStatus());
                 r.getThrowable().ifPresent(t -> System.out.println(t.getMessage()));

@@ -30,8 +30,13 @@ class FreshJvmNoPinsTest {
         Optional<Path> java = Jdks.java(major);
         assumeTrue(java.isPresent(), "no JDK " + major + " found (" + Jdks.LOOKED + ")");
         for (int run = 1; run <= 3; run++) {
-            Process p = new ProcessBuilder(java.get().toString(), "-cp", System.getProperty("java.class.path"),
-                    FirstSocketIoMain.class.getName()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(
+                            java.get().toString(),
+                            "-cp",
+                            System.getProperty("java.class.path"),
+                            FirstSocketIoMain.class.getName())
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();

@@ -33,26 +33,34 @@ class PinCheckExtensionTest {
 
     static void parkWithoutPinning() throws InterruptedException {
         Object lock = new Object();
-        Thread.ofVirtual().start(() -> {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }).join();
-        Thread.ofPlatform().start(() -> {
-            synchronized (lock) {
-                Thread.onSpinWait();
-            }
-        }).join();
+        Thread.ofVirtual()
+                .start(() -> {
+                    try {
+                        Thread.sleep(5);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                })
+                .join();
+        Thread.ofPlatform()
+                .start(() -> {
+                    synchronized (lock) {
+                        Thread.onSpinWait();
+                    }
+                })
+                .join();
     }
 
     /** Runs a fixture class with the Jupiter engine; returns each test's outcome by display name. */
     private static Map<String, TestExecutionResult> run(Class<?> fixture) {
         Map<String, TestExecutionResult> outcomes = new TreeMap<>();
-        List<Event> finished = EngineTestKit.engine("junit-jupiter").selectors(selectClass(fixture))
+        List<Event> finished = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(fixture))
                 .configurationParameter("junit.jupiter.conditions.deactivate", "org.junit.*DisabledCondition")
-                .execute().testEvents().finished().list();
+                .execute()
+                .testEvents()
+                .finished()
+                .list();
         for (Event e : finished) {
             outcomes.put(e.getTestDescriptor().getDisplayName(), e.getRequiredPayload(TestExecutionResult.class));
         }
@@ -61,8 +69,11 @@ class PinCheckExtensionTest {
 
     /** The outcome of the parameterized invocation whose display name starts with {@code prefix}. */
     private static TestExecutionResult invocation(Map<String, TestExecutionResult> outcomes, String prefix) {
-        return outcomes.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).findFirst()
-                .orElseThrow(() -> new AssertionError("no invocation " + prefix + "in " + outcomes.keySet())).getValue();
+        return outcomes.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(prefix))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no invocation " + prefix + "in " + outcomes.keySet()))
+                .getValue();
     }
 
     private static String failureMessage(TestExecutionResult r) {
@@ -94,8 +105,7 @@ class PinCheckExtensionTest {
 
         @Test
         @ExpectPins
-        void expectedToPinButDoesNot() {
-        }
+        void expectedToPinButDoesNot() {}
 
         @Test
         void unannotatedPinsFreely() throws Exception {
@@ -152,7 +162,8 @@ class PinCheckExtensionTest {
         @Test
         @ExpectPins
         void runsOnANamedVirtualThread() {
-            if (!Thread.currentThread().isVirtual() || !Thread.currentThread().getName().startsWith("weft-pin-check-")) {
+            if (!Thread.currentThread().isVirtual()
+                    || !Thread.currentThread().getName().startsWith("weft-pin-check-")) {
                 throw new AssertionError("expected a weft-pin-check virtual thread, not " + Thread.currentThread());
             }
             PinProbe.pin(Duration.ofMillis(5));
@@ -172,13 +183,11 @@ class PinCheckExtensionTest {
         @Test
         @NoPins
         @ExpectPins
-        void both() {
-        }
+        void both() {}
 
         @Test
         @ExpectPins(atLeast = 0)
-        void zero() {
-        }
+        void zero() {}
     }
 
     // ---- the tests -------------------------------------------------------------------------
@@ -187,11 +196,14 @@ class PinCheckExtensionTest {
     void noPinsFailsATestThatPinnedWithTheStack() {
         Map<String, TestExecutionResult> r = run(MethodLevel.class);
         String message = failureMessage(r.get("pins()"));
-        assertTrue(message.startsWith("expected no pinned virtual threads, but the test pinned once:\n1 pin at 1 site"),
+        assertTrue(
+                message.startsWith("expected no pinned virtual threads, but the test pinned once:\n1 pin at 1 site"),
                 message);
         assertTrue(message.contains("at " + PROBE), message);
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("parks()").getStatus());
-        assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("unannotatedPinsFreely()").getStatus());
+        assertEquals(
+                TestExecutionResult.Status.SUCCESSFUL,
+                r.get("unannotatedPinsFreely()").getStatus());
     }
 
     @Test
@@ -199,7 +211,9 @@ class PinCheckExtensionTest {
         Map<String, TestExecutionResult> r = run(MethodLevel.class);
         assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("pinsTwice()").getStatus());
         String message = failureMessage(r.get("expectedToPinButDoesNot()"));
-        assertTrue(message.startsWith("expected the test to pin a virtual thread at least once, but it pinned 0 times"), message);
+        assertTrue(
+                message.startsWith("expected the test to pin a virtual thread at least once, but it pinned 0 times"),
+                message);
         // JDK 21-23: the failure says that JFR cannot see Object.wait holding a carrier
         assertEquals(Runtime.version().feature() < 24, message.contains("Object.wait holds the carrier"), message);
     }
@@ -208,20 +222,36 @@ class PinCheckExtensionTest {
     void onAClassItCoversEveryTestAndAMethodCanOverrideIt() {
         Map<String, TestExecutionResult> r = run(ClassLevel.class);
         assertTrue(failureMessage(r.get("pins()")).contains(PROBE));
-        assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("overridesTheClass()").getStatus());
-        assertTrue(failureMessage(invocation(r, "[1] ")).contains("pinned once"), r.keySet().toString());
-        assertEquals(TestExecutionResult.Status.SUCCESSFUL, invocation(r, "[2] ").getStatus());
-        assertTrue(failureMessage(r.get("pinsInANestedClass()")).contains(PROBE), "enclosing class's annotation applies");
+        assertEquals(
+                TestExecutionResult.Status.SUCCESSFUL,
+                r.get("overridesTheClass()").getStatus());
+        assertTrue(
+                failureMessage(invocation(r, "[1] ")).contains("pinned once"),
+                r.keySet().toString());
+        assertEquals(
+                TestExecutionResult.Status.SUCCESSFUL, invocation(r, "[2] ").getStatus());
+        assertTrue(
+                failureMessage(r.get("pinsInANestedClass()")).contains(PROBE), "enclosing class's annotation applies");
     }
 
     @Test
     void theTestRunsOnAVirtualThreadUnlessItAsksNotTo() {
         Map<String, TestExecutionResult> r = run(ThreadChoice.class);
         assertTrue(failureMessage(r.get("blocksInAClassInitializer()")).contains("pinned once"));
-        assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("blocksInAClassInitializerOnTheTestThread()").getStatus(),
-                () -> r.get("blocksInAClassInitializerOnTheTestThread()").getThrowable().map(Throwable::toString).orElse(""));
-        assertEquals(TestExecutionResult.Status.SUCCESSFUL, r.get("runsOnANamedVirtualThread()").getStatus(),
-                () -> r.get("runsOnANamedVirtualThread()").getThrowable().map(Throwable::toString).orElse(""));
+        assertEquals(
+                TestExecutionResult.Status.SUCCESSFUL,
+                r.get("blocksInAClassInitializerOnTheTestThread()").getStatus(),
+                () -> r.get("blocksInAClassInitializerOnTheTestThread()")
+                        .getThrowable()
+                        .map(Throwable::toString)
+                        .orElse(""));
+        assertEquals(
+                TestExecutionResult.Status.SUCCESSFUL,
+                r.get("runsOnANamedVirtualThread()").getStatus(),
+                () -> r.get("runsOnANamedVirtualThread()")
+                        .getThrowable()
+                        .map(Throwable::toString)
+                        .orElse(""));
     }
 
     @Test
@@ -246,13 +276,17 @@ class PinCheckExtensionTest {
         assertEquals(0, none.pins());
         PinReport some = assertPins(PinCheckExtensionTest::pin);
         assertEquals(1, some.pins());
-        assertEquals(1, assertPins(() -> PinProbe.pin(Duration.ofMillis(5))).pins(), "the block runs on a virtual thread");
-        AssertionFailedError e = assertThrows(AssertionFailedError.class, () -> assertNoPins(PinCheckExtensionTest::pin));
+        assertEquals(
+                1, assertPins(() -> PinProbe.pin(Duration.ofMillis(5))).pins(), "the block runs on a virtual thread");
+        AssertionFailedError e =
+                assertThrows(AssertionFailedError.class, () -> assertNoPins(PinCheckExtensionTest::pin));
         assertTrue(e.getMessage().contains("but the code pinned once"), e.getMessage());
-        assertThrows(AssertionFailedError.class, () -> assertPins(() -> { }));
-        IllegalStateException own = assertThrows(IllegalStateException.class, () -> assertNoPins(() -> {
-            throw new IllegalStateException("mine");
-        }));
+        assertThrows(AssertionFailedError.class, () -> assertPins(() -> {}));
+        IllegalStateException own = assertThrows(
+                IllegalStateException.class,
+                () -> assertNoPins(() -> {
+                    throw new IllegalStateException("mine");
+                }));
         assertEquals("mine", own.getMessage());
     }
 }

@@ -1,11 +1,11 @@
 package dev.weft.kotlin
 
-import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
 import kotlinx.coroutines.DisposableHandle
 import kotlinx.coroutines.InternalCoroutinesApi
+import kotlin.coroutines.CoroutineContext
 
 /**
  * What [VirtualThreadDispatcher.limitedParallelism] returns: kotlinx's own limited dispatcher over
@@ -17,7 +17,8 @@ import kotlinx.coroutines.InternalCoroutinesApi
 internal class LimitedView(
     private val owner: VirtualThreadDispatcher,
     private val limited: CoroutineDispatcher,
-) : CoroutineDispatcher(), Delay {
+) : CoroutineDispatcher(),
+    Delay {
 
     override fun isDispatchNeeded(context: CoroutineContext): Boolean = limited.isDispatchNeeded(context)
 
@@ -39,11 +40,9 @@ internal class LimitedView(
     }
 
     // The owner resumes a view's delays through the view's own dispatch, which keeps the limit.
-    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) =
-        owner.scheduleResumeAfterDelay(timeMillis, continuation)
+    override fun scheduleResumeAfterDelay(timeMillis: Long, continuation: CancellableContinuation<Unit>) = owner.scheduleResumeAfterDelay(timeMillis, continuation)
 
-    override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle =
-        owner.invokeOnTimeout(timeMillis, block, context)
+    override fun invokeOnTimeout(timeMillis: Long, block: Runnable, context: CoroutineContext): DisposableHandle = owner.invokeOnTimeout(timeMillis, block, context)
 
     override fun toString(): String = limited.toString()
 }

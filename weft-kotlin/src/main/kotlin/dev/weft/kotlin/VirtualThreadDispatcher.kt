@@ -3,10 +3,6 @@ package dev.weft.kotlin
 import dev.weft.context.Context
 import dev.weft.thread.ThreadPolicy
 import dev.weft.thread.WeftThreads
-import java.util.concurrent.Executor
-import java.util.concurrent.RejectedExecutionException
-import kotlin.coroutines.ContinuationInterceptor
-import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.CancellableContinuation
 import kotlinx.coroutines.CoroutineDispatcher
 import kotlinx.coroutines.Delay
@@ -16,6 +12,10 @@ import kotlinx.coroutines.ExperimentalCoroutinesApi
 import kotlinx.coroutines.InternalCoroutinesApi
 import kotlinx.coroutines.Job
 import org.jetbrains.annotations.BlockingExecutor
+import java.util.concurrent.Executor
+import java.util.concurrent.RejectedExecutionException
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.CoroutineContext
 
 /**
  * A coroutine dispatcher that runs coroutines on virtual threads, so that blocking calls inside
@@ -89,7 +89,8 @@ public class VirtualThreadDispatcher private constructor(
     public val idleThreads: Int,
     private val closeable: Boolean,
     private val label: String,
-) : ExecutorCoroutineDispatcher(), Delay {
+) : ExecutorCoroutineDispatcher(),
+    Delay {
 
     /**
      * A dispatcher of its own, with threads named `weft-<name>-<n>`, to be [closed][close] when
@@ -155,8 +156,7 @@ public class VirtualThreadDispatcher private constructor(
      *
      * @throws IllegalArgumentException if [parallelism] is less than 1
      */
-    override fun limitedParallelism(parallelism: Int, name: String?): @BlockingExecutor CoroutineDispatcher =
-        LimitedView(this, super.limitedParallelism(parallelism, name))
+    override fun limitedParallelism(parallelism: Int, name: String?): @BlockingExecutor CoroutineDispatcher = LimitedView(this, super.limitedParallelism(parallelism, name))
 
     /**
      * Closes a named dispatcher: it accepts no new work from now on. Idle threads end at once and
@@ -173,8 +173,10 @@ public class VirtualThreadDispatcher private constructor(
      */
     override fun close() {
         if (!closeable) {
-            throw UnsupportedOperationException("$label is shared by the whole JVM and cannot be closed;"
-                + " for a dispatcher you can close, create one: VirtualThreadDispatcher(\"my-name\")")
+            throw UnsupportedOperationException(
+                "$label is shared by the whole JVM and cannot be closed;" +
+                    " for a dispatcher you can close, create one: VirtualThreadDispatcher(\"my-name\")",
+            )
         }
         closed = true
         pool.close()
@@ -204,9 +206,13 @@ public class VirtualThreadDispatcher private constructor(
 
     internal fun cancelClosed(context: CoroutineContext) {
         if (!closed) return
-        context[Job]?.cancel(DispatcherClosedException("$label was closed; this coroutine was"
-            + " started or resumed on it afterwards. Wait for coroutines to finish before close(),"
-            + " or launch them on a dispatcher that is open"))
+        context[Job]?.cancel(
+            DispatcherClosedException(
+                "$label was closed; this coroutine was" +
+                    " started or resumed on it afterwards. Wait for coroutines to finish before close()," +
+                    " or launch them on a dispatcher that is open",
+            ),
+        )
     }
 
     override fun toString(): String = label

@@ -38,6 +38,7 @@ internal class VirtualThreadPool(private val factory: ThreadFactory, private val
 
     private val idle = ConcurrentLinkedDeque<Worker>()
     private val idleCount = AtomicInteger()
+
     // Counted on every thread start and end, from the dispatching thread and every carrier at
     // once: adders keep those counts off one contended cache line. Only diagnostics read them.
     private val live = LongAdder()
@@ -90,7 +91,9 @@ internal class VirtualThreadPool(private val factory: ThreadFactory, private val
         }
     }
 
-    private inner class Worker(private var first: Runnable?) : AtomicReference<Runnable?>(null), Runnable {
+    private inner class Worker(private var first: Runnable?) :
+        AtomicReference<Runnable?>(null),
+        Runnable {
 
         private lateinit var thread: Thread
 

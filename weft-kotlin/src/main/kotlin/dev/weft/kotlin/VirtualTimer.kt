@@ -18,6 +18,5 @@ import java.util.concurrent.TimeUnit
 internal object VirtualTimer {
 
     /** Runs [task] on the timer thread after [millis] milliseconds; [task] must be short. */
-    fun schedule(millis: Long, task: Runnable): ScheduledFuture<*> =
-        dev.weft.thread.internal.VirtualTimer.schedule(task, millis, TimeUnit.MILLISECONDS)
+    fun schedule(millis: Long, task: Runnable): ScheduledFuture<*> = dev.weft.thread.internal.VirtualTimer.schedule(task, millis, TimeUnit.MILLISECONDS)
 }

@@ -55,5 +55,4 @@ public class WeftContext @JvmOverloads constructor(
 }
 
 /** [block], wrapped to run with the keys of this context's [WeftContext], if it has one. */
-internal fun CoroutineContext.withWeftContext(block: Runnable): Runnable =
-    this[WeftContext]?.snapshot?.wrap(block) ?: block
+internal fun CoroutineContext.withWeftContext(block: Runnable): Runnable = this[WeftContext]?.snapshot?.wrap(block) ?: block

@@ -21,14 +21,16 @@ class BlockingMarksTest {
 
     @Test
     void theDispatcherClassIsABlockingExecutor() {
-        assertTrue(has(read(VirtualThreadDispatcher.class).invisibleAnnotations, BLOCKING_EXECUTOR),
+        assertTrue(
+                has(read(VirtualThreadDispatcher.class).invisibleAnnotations, BLOCKING_EXECUTOR),
                 "VirtualThreadDispatcher is not marked @BlockingExecutor");
     }
 
     @Test
     void dispatchersVirtualAndLimitedViewsHaveABlockingExecutorType() {
         assertEquals(Set.of("getVirtual(Dispatchers)"), returnTypeMarked(DispatchersKt.class, BLOCKING_EXECUTOR));
-        assertEquals(Set.of("limitedParallelism(int, String)"),
+        assertEquals(
+                Set.of("limitedParallelism(int, String)"),
                 returnTypeMarked(VirtualThreadDispatcher.class, BLOCKING_EXECUTOR));
         assertEquals(Set.of(), unmarkedWaits(VirtualThreadDispatcher.class));
     }

@@ -22,7 +22,9 @@ class JavaApiTest {
     @Test
     void sharedInstanceIsReachableFromJava() {
         assertSame(VirtualThreadDispatcher.getShared(), DispatchersKt.getVirtual(Dispatchers.INSTANCE));
-        assertThrows(UnsupportedOperationException.class, () -> VirtualThreadDispatcher.getShared().close());
+        assertThrows(
+                UnsupportedOperationException.class,
+                () -> VirtualThreadDispatcher.getShared().close());
     }
 
     @Test
@@ -30,17 +32,22 @@ class JavaApiTest {
         VirtualThreadDispatcher closedLater;
         try (VirtualThreadDispatcher d = new VirtualThreadDispatcher("java")) {
             closedLater = d;
-            CompletableFuture<String> viaExecutor = CompletableFuture.supplyAsync(
-                    () -> Thread.currentThread().getName(), d.getExecutor());
+            CompletableFuture<String> viaExecutor =
+                    CompletableFuture.supplyAsync(() -> Thread.currentThread().getName(), d.getExecutor());
             assertTrue(viaExecutor.get(20, TimeUnit.SECONDS).startsWith("weft-java-"));
 
             // A coroutine whose body is a plain Java lambda, exposed as a CompletableFuture.
-            CompletableFuture<Boolean> coroutine = FutureKt.future(GlobalScope.INSTANCE, d, CoroutineStart.DEFAULT,
+            CompletableFuture<Boolean> coroutine = FutureKt.future(
+                    GlobalScope.INSTANCE,
+                    d,
+                    CoroutineStart.DEFAULT,
                     (scope, continuation) -> Thread.currentThread().isVirtual());
             assertTrue(coroutine.get(20, TimeUnit.SECONDS));
         }
         assertTrue(closedLater.isClosed());
-        assertThrows(RejectedExecutionException.class, () -> closedLater.getExecutor().execute(() -> { }));
+        assertThrows(
+                RejectedExecutionException.class,
+                () -> closedLater.getExecutor().execute(() -> {}));
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (closedLater.getThreadCount() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(2);
@@ -51,9 +58,12 @@ class JavaApiTest {
     @Test
     void weftContextCarriesContextKeysFromJava() throws Exception {
         ContextKey<String> user = ContextKey.of("user");
-        CompletableFuture<String> seen = Context.where(user, "java-user").call(() ->
-                FutureKt.future(GlobalScope.INSTANCE, VirtualThreadDispatcher.getShared().plus(new WeftContext()),
-                        CoroutineStart.DEFAULT, (scope, continuation) -> user.get()));
+        CompletableFuture<String> seen = Context.where(user, "java-user")
+                .call(() -> FutureKt.future(
+                        GlobalScope.INSTANCE,
+                        VirtualThreadDispatcher.getShared().plus(new WeftContext()),
+                        CoroutineStart.DEFAULT,
+                        (scope, continuation) -> user.get()));
         assertEquals("java-user", seen.get(20, TimeUnit.SECONDS));
 
         // The executor conveys the keys bound where execute is called, as every weft executor does.

@@ -1,7 +1,5 @@
 package dev.weft.kotlin
 
-import java.util.concurrent.RejectedExecutionException
-import java.util.concurrent.atomic.AtomicReference
 import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.CoroutineStart
@@ -18,6 +16,8 @@ import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import org.junit.jupiter.api.extension.RegisterExtension
+import java.util.concurrent.RejectedExecutionException
+import java.util.concurrent.atomic.AtomicReference
 
 class CloseTest {
 
@@ -89,7 +89,12 @@ class CloseTest {
     @Test
     fun `coroutines that finish before close are untouched, and idle threads end at close`() = runBlocking {
         val d = threads.open("finish")
-        val results = (1..20).map { i -> async(d) { Thread.sleep(5); i } }.map { it.await() }
+        val results = (1..20).map { i ->
+            async(d) {
+                Thread.sleep(5)
+                i
+            }
+        }.map { it.await() }
         assertEquals((1..20).toList(), results)
         awaitTrue("some threads idle") { d.idleThreadCount > 0 }
         d.close()

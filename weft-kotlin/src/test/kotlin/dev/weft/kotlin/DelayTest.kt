@@ -1,11 +1,6 @@
 package dev.weft.kotlin
 
-import java.util.concurrent.atomic.AtomicInteger
-import kotlin.time.Duration.Companion.milliseconds
-import kotlin.time.Duration.Companion.seconds
-import kotlin.time.TimeSource
 import kotlinx.coroutines.Dispatchers
-import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
@@ -20,6 +15,11 @@ import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 import org.junit.jupiter.api.extension.RegisterExtension
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.Duration.Companion.seconds
+import kotlin.time.TimeSource
 
 class DelayTest {
 
@@ -42,7 +42,12 @@ class DelayTest {
     @Test
     fun `delay resumes on a thread of the dispatcher it was called on`() = runBlocking {
         val d = threads.open("delay")
-        val resumed = (1..20).map { async(d) { delay(it.toLong()); onWeftThread("delay") } }.awaitAll()
+        val resumed = (1..20).map {
+            async(d) {
+                delay(it.toLong())
+                onWeftThread("delay")
+            }
+        }.awaitAll()
         assertEquals(List(20) { true }, resumed)
     }
 

@@ -1,15 +1,15 @@
 package dev.weft.kotlin
 
-import java.util.concurrent.atomic.AtomicInteger
-import kotlin.system.exitProcess
-import kotlin.time.Duration.Companion.milliseconds
-import kotlin.time.TimeSource
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.TimeoutCancellationException
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withTimeout
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.system.exitProcess
+import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.TimeSource
 
 /**
  * Run by [DelayTest] in a JVM of its own, where no other test can have started kotlinx's
@@ -45,6 +45,5 @@ object FreshJvmDelays {
         exitProcess(0)
     }
 
-    private fun defaultExecutorAlive(): Boolean =
-        Thread.getAllStackTraces().keys.any { it.name == "kotlinx.coroutines.DefaultExecutor" }
+    private fun defaultExecutorAlive(): Boolean = Thread.getAllStackTraces().keys.any { it.name == "kotlinx.coroutines.DefaultExecutor" }
 }

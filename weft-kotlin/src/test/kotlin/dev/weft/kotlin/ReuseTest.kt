@@ -1,7 +1,5 @@
 package dev.weft.kotlin
 
-import java.util.concurrent.CountDownLatch
-import java.util.concurrent.TimeUnit
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.launch
@@ -11,6 +9,8 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.TimeUnit
 
 class ReuseTest {
 
@@ -52,7 +52,12 @@ class ReuseTest {
     fun `no more threads idle than the cap`() = runBlocking {
         val d = threads.open("cap", idleThreads = 2)
         val together = CountDownLatch(10)
-        (1..10).map { launch(d) { together.countDown(); together.await(20, TimeUnit.SECONDS) } }.forEach { it.join() }
+        (1..10).map {
+            launch(d) {
+                together.countDown()
+                together.await(20, TimeUnit.SECONDS)
+            }
+        }.forEach { it.join() }
         awaitTrue("only the capped idle threads are left") { d.threadCount == 2 }
         assertEquals(2, d.idleThreadCount)
         assertEquals(10, d.startedThreadCount)

@@ -1,13 +1,13 @@
 package dev.weft.kotlin
 
 import com.sun.management.HotSpotDiagnosticMXBean
+import org.junit.jupiter.api.extension.AfterEachCallback
+import org.junit.jupiter.api.extension.ExtensionContext
 import java.lang.management.ManagementFactory
 import java.nio.file.Files
 import java.util.concurrent.TimeUnit
 import kotlin.time.Duration
 import kotlin.time.Duration.Companion.seconds
-import org.junit.jupiter.api.extension.AfterEachCallback
-import org.junit.jupiter.api.extension.ExtensionContext
 
 /**
  * Makes the dispatchers a test uses and checks, after each test, that no thread was left
@@ -19,8 +19,7 @@ class ThreadCheck : AfterEachCallback {
     private val opened = mutableListOf<VirtualThreadDispatcher>()
 
     /** A named dispatcher that is closed and checked for leftover threads after the test. */
-    fun open(name: String, idleThreads: Int = VirtualThreadDispatcher.DEFAULT_IDLE_THREADS): VirtualThreadDispatcher =
-        VirtualThreadDispatcher(name, idleThreads).also { synchronized(opened) { opened += it } }
+    fun open(name: String, idleThreads: Int = VirtualThreadDispatcher.DEFAULT_IDLE_THREADS): VirtualThreadDispatcher = VirtualThreadDispatcher(name, idleThreads).also { synchronized(opened) { opened += it } }
 
     override fun afterEach(context: ExtensionContext) {
         val all = synchronized(opened) { opened.toList().also { opened.clear() } }
@@ -67,5 +66,4 @@ fun liveThreadsNamed(prefix: String): List<String> {
 }
 
 /** True when the current thread is a virtual thread of the dispatcher named [name]. */
-fun onWeftThread(name: String): Boolean =
-    Thread.currentThread().isVirtual && Thread.currentThread().name.startsWith("weft-$name-")
+fun onWeftThread(name: String): Boolean = Thread.currentThread().isVirtual && Thread.currentThread().name.startsWith("weft-$name-")

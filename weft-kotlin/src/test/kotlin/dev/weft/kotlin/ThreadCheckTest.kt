@@ -1,8 +1,8 @@
 package dev.weft.kotlin
 
-import java.util.concurrent.locks.LockSupport
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Test
+import java.util.concurrent.locks.LockSupport
 
 /** The leak check itself must see a live virtual thread, or it would pass vacuously. */
 class ThreadCheckTest {

@@ -2,7 +2,6 @@ package dev.weft.kotlin
 
 import dev.weft.context.Context
 import dev.weft.context.ContextKey
-import java.util.concurrent.CyclicBarrier
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
@@ -15,6 +14,7 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNull
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
+import java.util.concurrent.CyclicBarrier
 
 class WeftContextTest {
 
@@ -47,9 +47,17 @@ class WeftContextTest {
     fun `children inherit the keys, and a coroutine without the element sees none`() {
         val seen = Context.where(user, "bob").call<List<String?>, RuntimeException> {
             runBlocking(Dispatchers.Virtual + WeftContext()) {
-                val inherited = (1..20).map { async { delay(1); user.get() } }.awaitAll()
+                val inherited = (1..20).map {
+                    async {
+                        delay(1)
+                        user.get()
+                    }
+                }.awaitAll()
                 // Launched from a thread that has bob bound, but its context carries no element.
-                val plain = withContext(Dispatchers.Virtual + WeftContext(Context.Snapshot.empty())) { yield(); user.get() }
+                val plain = withContext(Dispatchers.Virtual + WeftContext(Context.Snapshot.empty())) {
+                    yield()
+                    user.get()
+                }
                 inherited + plain
             }
         }

@@ -71,8 +71,8 @@ public final class ChildJvm implements AutoCloseable {
     private static final Set<ChildJvm> LIVE = ConcurrentHashMap.newKeySet();
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> List.copyOf(LIVE).forEach(ChildJvm::kill),
-                "weft-lab-child-jvms"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(() -> List.copyOf(LIVE).forEach(ChildJvm::kill), "weft-lab-child-jvms"));
     }
 
     /** How often a waiting parent reads the child's new output. */
@@ -87,6 +87,7 @@ public final class ChildJvm implements AutoCloseable {
     private final ArrayDeque<String[]> inbox = new ArrayDeque<>();
     /** How far the log has been read, and the start of a line not complete yet; guarded by this. */
     private long read;
+
     private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
 
     private ChildJvm(String label, Process process, Path log, Consumer<String> onLine) {
@@ -116,8 +117,8 @@ public final class ChildJvm implements AutoCloseable {
             throw new IllegalArgumentException("a message tag is one word, e.g. \"ready\"; got \"" + tag + "\"");
         }
         if (payload.contains("\n") || payload.contains("\r")) {
-            throw new IllegalArgumentException("a message is one line; write JSON or EDN compact (got a line break in "
-                    + tag + "'s payload)");
+            throw new IllegalArgumentException(
+                    "a message is one line; write JSON or EDN compact (got a line break in " + tag + "'s payload)");
         }
         PrintStream out = System.out;
         synchronized (out) {
@@ -198,17 +199,18 @@ public final class ChildJvm implements AutoCloseable {
     public String await(String tag, Duration timeout) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
-            boolean exited = !process.isAlive();   // before reading: what it wrote before it exited is read below
+            boolean exited = !process.isAlive(); // before reading: what it wrote before it exited is read below
             String payload = take(tag);
             if (payload != null) {
                 return payload;
             }
             if (exited) {
-                throw new IOException(label + " JVM exited with status " + process.exitValue() + " before it said " + tag
-                        + "; " + tail());
+                throw new IOException(label + " JVM exited with status " + process.exitValue() + " before it said "
+                        + tag + "; " + tail());
             }
             if (System.nanoTime() - deadline > 0) {
-                throw new IOException(label + " JVM did not say " + tag + " within " + timeout.toMillis() + " ms; " + tail());
+                throw new IOException(
+                        label + " JVM did not say " + tag + " within " + timeout.toMillis() + " ms; " + tail());
             }
             Thread.sleep(POLL_MILLIS);
         }
@@ -252,7 +254,10 @@ public final class ChildJvm implements AutoCloseable {
         if (line.startsWith(PREFIX)) {
             String body = line.substring(PREFIX.length());
             int space = body.indexOf(' ');
-            inbox.add(space < 0 ? new String[] {body, ""} : new String[] {body.substring(0, space), body.substring(space + 1)});
+            inbox.add(
+                    space < 0
+                            ? new String[] {body, ""}
+                            : new String[] {body.substring(0, space), body.substring(space + 1)});
         } else if (onLine != null) {
             onLine.accept(line);
         }
@@ -273,7 +278,7 @@ public final class ChildJvm implements AutoCloseable {
                 stop();
                 throw new IOException(label + " JVM did not finish within " + timeout.toSeconds() + " s; " + tail());
             }
-            readNewLines();   // onLine sees the lines as they come
+            readNewLines(); // onLine sees the lines as they come
         }
         readNewLines();
         LIVE.remove(this);
@@ -304,7 +309,8 @@ public final class ChildJvm implements AutoCloseable {
     public String tail() {
         try {
             List<String> lines = Files.readAllLines(log);
-            return "its log (" + log + ") ends:\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
+            return "its log (" + log + ") ends:\n"
+                    + String.join("\n", lines.subList(Math.max(0, lines.size() - 20), lines.size()));
         } catch (IOException e) {
             return "its log " + log + " is unreadable (" + e.getMessage() + ")";
         }
@@ -314,7 +320,7 @@ public final class ChildJvm implements AutoCloseable {
         Jvm.stop(process);
         LIVE.remove(this);
         try {
-            readNewLines();   // onLine sees its last lines
+            readNewLines(); // onLine sees its last lines
         } catch (IOException e) {
             // the log is gone: nothing more to show
         }

@@ -20,8 +20,7 @@ public final class Confidence {
     /** The level every goal asks for: 95%. */
     public static final double LEVEL = 0.95;
 
-    private Confidence() {
-    }
+    private Confidence() {}
 
     /**
      * An interval and the probability that it holds the true median.
@@ -30,8 +29,7 @@ public final class Confidence {
      * @param high  its upper end
      * @param level its confidence level (0 to 1), or null for a single figure, which is its own interval
      */
-    public record Interval(double low, double high, Double level) {
-    }
+    public record Interval(double low, double high, Double level) {}
 
     /**
      * The interval for the median of {@code figures}.

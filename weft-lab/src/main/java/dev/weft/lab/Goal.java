@@ -32,9 +32,18 @@ import java.util.Objects;
  *                  for a single figure), or null in a result written before it existed
  * @param roundsUsed how many rounds the verdict took: the size of {@code perRound}, or 1 for a single figure
  */
-public record Goal(String name, String unit, double measured, double target, String direction, String verdict,
-                   Boolean met, List<Double> perRound, Spread spread, Confidence.Interval interval,
-                   Integer roundsUsed) {
+public record Goal(
+        String name,
+        String unit,
+        double measured,
+        double target,
+        String direction,
+        String verdict,
+        Boolean met,
+        List<Double> perRound,
+        Spread spread,
+        Confidence.Interval interval,
+        Integer roundsUsed) {
 
     /** The figure must not exceed the target. */
     public static final String AT_MOST = "at_most";
@@ -55,8 +64,7 @@ public record Goal(String name, String unit, double measured, double target, Str
      * @param low  the lowest
      * @param high the highest
      */
-    public record Spread(double low, double high) {
-    }
+    public record Spread(double low, double high) {}
 
     public Goal {
         Objects.requireNonNull(name, "name");
@@ -72,19 +80,39 @@ public record Goal(String name, String unit, double measured, double target, Str
      *
      * @param judged false in smoke runs: the goal is recorded as {@code not_judged}
      */
-    public static Goal judge(String name, String unit, double measured, double target, String direction,
-                             List<Double> perRound, boolean judged) {
+    public static Goal judge(
+            String name,
+            String unit,
+            double measured,
+            double target,
+            String direction,
+            List<Double> perRound,
+            boolean judged) {
         if (!Double.isFinite(measured)) {
-            throw new IllegalArgumentException("goal \"" + name + "\" measured " + measured + "; a figure must be finite");
+            throw new IllegalArgumentException(
+                    "goal \"" + name + "\" measured " + measured + "; a figure must be finite");
         }
         boolean rounds = perRound != null && !perRound.isEmpty();
-        Confidence.Interval interval = rounds ? Confidence.median(perRound) : new Confidence.Interval(measured, measured, null);
+        Confidence.Interval interval =
+                rounds ? Confidence.median(perRound) : new Confidence.Interval(measured, measured, null);
         String verdict = judged ? decide(interval, target, direction) : NOT_JUDGED;
         Boolean met = MET.equals(verdict) ? Boolean.TRUE : NOT_MET.equals(verdict) ? Boolean.FALSE : null;
-        Spread spread = !rounds ? null
-                : new Spread(perRound.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
+        Spread spread = !rounds
+                ? null
+                : new Spread(
+                        perRound.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
                         perRound.stream().mapToDouble(Double::doubleValue).max().orElseThrow());
-        return new Goal(name, unit, measured, target, direction, verdict, met, perRound, spread, interval,
+        return new Goal(
+                name,
+                unit,
+                measured,
+                target,
+                direction,
+                verdict,
+                met,
+                perRound,
+                spread,
+                interval,
                 rounds ? perRound.size() : 1);
     }
 

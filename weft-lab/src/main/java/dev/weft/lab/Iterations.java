@@ -19,8 +19,7 @@ import java.util.concurrent.Callable;
  */
 public final class Iterations {
 
-    private Iterations() {
-    }
+    private Iterations() {}
 
     /**
      * Runs {@code body} again and again until {@code time} has passed (at least once).

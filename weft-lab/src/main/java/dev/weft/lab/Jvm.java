@@ -8,12 +8,13 @@ import java.util.concurrent.TimeUnit;
 /** Starting and ending the JVMs the lab runs scenarios and helpers in. */
 public final class Jvm {
 
-    private Jvm() {
-    }
+    private Jvm() {}
 
     /** The java launcher of this JVM, so that children run on the same JDK. */
     public static String java() {
-        return ProcessHandle.current().info().command()
+        return ProcessHandle.current()
+                .info()
+                .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
@@ -23,8 +24,8 @@ public final class Jvm {
     }
 
     /** {@code <java> <jvmArgs> -cp <classpath> <mainClass> <args>}. */
-    public static List<String> command(String java, List<String> jvmArgs, String classpath, String mainClass,
-                                       List<String> args) {
+    public static List<String> command(
+            String java, List<String> jvmArgs, String classpath, String mainClass, List<String> args) {
         List<String> command = new ArrayList<>();
         command.add(java);
         command.addAll(jvmArgs);

@@ -15,8 +15,15 @@ import java.util.List;
  * @param comparedWith  the folder of the previous run this one was compared with ({@code --compare}), or null
  * @param scenarios     one result per scenario (and JDK), in the order they ran
  */
-public record LabResult(int formatVersion, String jdk, int cores, String mode, String started, Double seconds,
-                        String comparedWith, List<ScenarioResult> scenarios) {
+public record LabResult(
+        int formatVersion,
+        String jdk,
+        int cores,
+        String mode,
+        String started,
+        Double seconds,
+        String comparedWith,
+        List<ScenarioResult> scenarios) {
 
     /** The format version this lab writes. */
     public static final int FORMAT_VERSION = 2;
@@ -37,7 +44,9 @@ public record LabResult(int formatVersion, String jdk, int cores, String mode, S
 
     /** Every goal of every scenario, in order, with its scenario. */
     public List<ScenarioGoal> goals() {
-        return scenarios.stream().flatMap(s -> s.goals().stream().map(g -> new ScenarioGoal(s, g))).toList();
+        return scenarios.stream()
+                .flatMap(s -> s.goals().stream().map(g -> new ScenarioGoal(s, g)))
+                .toList();
     }
 
     /**
@@ -46,6 +55,5 @@ public record LabResult(int formatVersion, String jdk, int cores, String mode, S
      * @param scenario the scenario
      * @param goal     its goal
      */
-    public record ScenarioGoal(ScenarioResult scenario, Goal goal) {
-    }
+    public record ScenarioGoal(ScenarioResult scenario, Goal goal) {}
 }

@@ -16,8 +16,14 @@ package dev.weft.lab;
  *                        more than half of the cores ({@code cpuBusyBefore > 0.5}), the lab's own
  *                        load not counted
  */
-public record Machine(Double loadBefore, Double cpuBusyBefore, Double stealBefore, Double loadDuringMax,
-                      Double stealDuring, int cores, boolean busy) {
+public record Machine(
+        Double loadBefore,
+        Double cpuBusyBefore,
+        Double stealBefore,
+        Double loadDuringMax,
+        Double stealDuring,
+        int cores,
+        boolean busy) {
 
     /** Busy above this share of all cores. */
     public static final double BUSY_SHARE = 0.5;

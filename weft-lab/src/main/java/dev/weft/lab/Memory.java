@@ -23,8 +23,13 @@ public record Memory(double gcPauseMs, long gcCount, long peakHeapBytes, Long al
      * the higher of the two.
      */
     public Memory plus(Memory other) {
-        Long alloc = allocatedBytes == null || other.allocatedBytes == null ? null : allocatedBytes + other.allocatedBytes;
-        return new Memory(gcPauseMs + other.gcPauseMs, gcCount + other.gcCount,
-                Math.max(peakHeapBytes, other.peakHeapBytes), alloc, jvm);
+        Long alloc =
+                allocatedBytes == null || other.allocatedBytes == null ? null : allocatedBytes + other.allocatedBytes;
+        return new Memory(
+                gcPauseMs + other.gcPauseMs,
+                gcCount + other.gcCount,
+                Math.max(peakHeapBytes, other.peakHeapBytes),
+                alloc,
+                jvm);
     }
 }

@@ -26,8 +26,7 @@ public final class MemoryMeter {
 
     private static final com.sun.management.ThreadMXBean THREADS = threads();
 
-    private MemoryMeter() {
-    }
+    private MemoryMeter() {}
 
     /**
      * A point to measure from.
@@ -70,7 +69,9 @@ public final class MemoryMeter {
      * supports it), or -1 when it cannot tell.
      */
     public static long allocatedBytes() {
-        if (THREADS == null || !THREADS.isThreadAllocatedMemorySupported() || !THREADS.isThreadAllocatedMemoryEnabled()) {
+        if (THREADS == null
+                || !THREADS.isThreadAllocatedMemorySupported()
+                || !THREADS.isThreadAllocatedMemoryEnabled()) {
             return -1;
         }
         try {
@@ -101,12 +102,15 @@ public final class MemoryMeter {
      */
     static List<GarbageCollectorMXBean> pauseBeans() {
         List<GarbageCollectorMXBean> all = ManagementFactory.getGarbageCollectorMXBeans();
-        List<GarbageCollectorMXBean> pauses = all.stream().filter(b -> b.getName().endsWith("Pauses")).toList();
+        List<GarbageCollectorMXBean> pauses =
+                all.stream().filter(b -> b.getName().endsWith("Pauses")).toList();
         return pauses.isEmpty() ? all : pauses;
     }
 
     private static List<MemoryPoolMXBean> heapPools() {
-        return ManagementFactory.getMemoryPoolMXBeans().stream().filter(p -> p.getType() == MemoryType.HEAP).toList();
+        return ManagementFactory.getMemoryPoolMXBeans().stream()
+                .filter(p -> p.getType() == MemoryType.HEAP)
+                .toList();
     }
 
     private static com.sun.management.ThreadMXBean threads() {

@@ -29,12 +29,12 @@ public final class Rounds {
     private long lastStart;
     private long longest;
 
-    private record Watched(String direction, double target, Supplier<List<Double>> perRound) {
-    }
+    private record Watched(String direction, double target, Supplier<List<Double>> perRound) {}
 
     Rounds(ScenarioContext ctx, int minimum, int maximum, Instant deadline) {
         if (minimum < 1 || maximum < minimum) {
-            throw new IllegalArgumentException("rounds need 1 <= minimum <= maximum; got " + minimum + " and " + maximum);
+            throw new IllegalArgumentException(
+                    "rounds need 1 <= minimum <= maximum; got " + minimum + " and " + maximum);
         }
         this.ctx = ctx;
         this.minimum = minimum;
@@ -46,8 +46,8 @@ public final class Rounds {
      * Watches a goal judged on the median of paired ratios {@code numerators[i] / denominators[i]};
      * the lists are read anew before each extra round, so pass the lists the rounds fill.
      */
-    public Rounds watch(String direction, double target, List<? extends Number> numerators,
-                        List<? extends Number> denominators) {
+    public Rounds watch(
+            String direction, double target, List<? extends Number> numerators, List<? extends Number> denominators) {
         return watch(direction, target, () -> {
             List<Double> ratios = new ArrayList<>();
             for (int i = 0; i < Math.min(numerators.size(), denominators.size()); i++) {
@@ -81,8 +81,11 @@ public final class Rounds {
         boolean run = count < minimum || (count < maximum && undecided() && fits());
         if (run) {
             if (count >= minimum) {
-                ctx.progress(String.format(Locale.ROOT, "round %d: a goal is still inconclusive; one more round"
-                        + " (at most %d)", count + 1, maximum));
+                ctx.progress(String.format(
+                        Locale.ROOT,
+                        "round %d: a goal is still inconclusive; one more round" + " (at most %d)",
+                        count + 1,
+                        maximum));
             }
             count++;
             lastStart = System.nanoTime();

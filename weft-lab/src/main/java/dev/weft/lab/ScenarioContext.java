@@ -134,9 +134,7 @@ public final class ScenarioContext {
     public void addVariant(Map<String, ?> variant) {
         Map<String, Object> m = new LinkedHashMap<>();
         variant.forEach((k, v) -> m.put(String.valueOf(k).replace('-', '_'), v));
-        VariantBuilder b = variant(string(m, "name"))
-                .unit(string(m, "unit"))
-                .value(number(m, "value"));
+        VariantBuilder b = variant(string(m, "name")).unit(string(m, "unit")).value(number(m, "value"));
         if (m.get("limit") != null) {
             b.limit(number(m, "limit"));
         }
@@ -271,8 +269,9 @@ public final class ScenarioContext {
         boolean perRound = g.get("per_round") != null;
         boolean paired = g.get("numerators") != null || g.get("denominators") != null;
         if ((measured ? 1 : 0) + (perRound ? 1 : 0) + (paired ? 1 : 0) != 1) {
-            throw new IllegalArgumentException("goal \"" + g.get("name") + "\" needs exactly one of measured, per-round,"
-                    + " or numerators with denominators; got keys " + goal.keySet());
+            throw new IllegalArgumentException(
+                    "goal \"" + g.get("name") + "\" needs exactly one of measured, per-round,"
+                            + " or numerators with denominators; got keys " + goal.keySet());
         }
         if (measured) {
             b.measured(figure(g, "measured", "goal"));
@@ -286,8 +285,9 @@ public final class ScenarioContext {
         switch (direction) {
             case Goal.AT_MOST -> b.atMost(target);
             case Goal.AT_LEAST -> b.atLeast(target);
-            default -> throw new IllegalArgumentException("goal \"" + g.get("name")
-                    + "\": direction is \"at-most\" or \"at-least\"; got " + g.get("direction"));
+            default ->
+                throw new IllegalArgumentException("goal \"" + g.get("name")
+                        + "\": direction is \"at-most\" or \"at-least\"; got " + g.get("direction"));
         }
         return b.add();
     }
@@ -319,9 +319,14 @@ public final class ScenarioContext {
      * output goes to {@code <workDir>/<label>.log}. The lab ends it, by its PID, when the scenario
      * ends, if the scenario has not already.
      */
-    public ChildJvm startJvm(String label, List<String> jvmArgs, String mainClass, List<String> args) throws IOException {
-        ChildJvm child = ChildJvm.builder(label, mainClass).classpath(classpath()).jvmArgs(jvmArgs).args(args)
-                .log(workDir.resolve(label + ".log")).start();
+    public ChildJvm startJvm(String label, List<String> jvmArgs, String mainClass, List<String> args)
+            throws IOException {
+        ChildJvm child = ChildJvm.builder(label, mainClass)
+                .classpath(classpath())
+                .jvmArgs(jvmArgs)
+                .args(args)
+                .log(workDir.resolve(label + ".log"))
+                .start();
         synchronized (this) {
             started.add(child);
         }
@@ -404,7 +409,8 @@ public final class ScenarioContext {
 
         private GoalBuilder(String name) {
             if (name == null || name.isBlank()) {
-                throw new IllegalArgumentException("a goal needs a name, one sentence, e.g. \"weft within 1.10x of raw\"");
+                throw new IllegalArgumentException(
+                        "a goal needs a name, one sentence, e.g. \"weft within 1.10x of raw\"");
             }
             this.name = name;
         }
@@ -426,7 +432,8 @@ public final class ScenarioContext {
         public GoalBuilder perRound(List<? extends Number> values) {
             List<Double> v = values.stream().map(Number::doubleValue).toList();
             if (v.isEmpty()) {
-                throw new IllegalArgumentException("goal \"" + name + "\": no per-round figures; measure at least one round");
+                throw new IllegalArgumentException(
+                        "goal \"" + name + "\": no per-round figures; measure at least one round");
             }
             this.perRound = v;
             this.measured = Stats.median(v);
@@ -441,8 +448,9 @@ public final class ScenarioContext {
          */
         public GoalBuilder pairedRatios(List<? extends Number> numerators, List<? extends Number> denominators) {
             if (numerators.size() != denominators.size() || numerators.isEmpty()) {
-                throw new IllegalArgumentException("goal \"" + name + "\": paired ratios need two lists of one figure per"
-                        + " round, of the same length; got " + numerators.size() + " and " + denominators.size());
+                throw new IllegalArgumentException("goal \"" + name
+                        + "\": paired ratios need two lists of one figure per" + " round, of the same length; got "
+                        + numerators.size() + " and " + denominators.size());
             }
             List<Double> ratios = new ArrayList<>();
             for (int i = 0; i < numerators.size(); i++) {
@@ -473,7 +481,8 @@ public final class ScenarioContext {
          */
         public Goal add() {
             if (measured == null) {
-                throw new IllegalStateException("goal \"" + name + "\" needs measured(), perRound() or pairedRatios() before add()");
+                throw new IllegalStateException(
+                        "goal \"" + name + "\" needs measured(), perRound() or pairedRatios() before add()");
             }
             if (direction == null) {
                 throw new IllegalStateException("goal \"" + name + "\" needs atMost() or atLeast() before add()");
@@ -634,8 +643,22 @@ public final class ScenarioContext {
                     m = ScenarioContext.this.memory.get(name);
                 }
             }
-            Variant v = new Variant(name, unit, value, limit, Variant.ratio(value, limit), published, publishedRange,
-                    better, kind, limitLabel, rounds, peakPlatformThreads, null, m, extra);
+            Variant v = new Variant(
+                    name,
+                    unit,
+                    value,
+                    limit,
+                    Variant.ratio(value, limit),
+                    published,
+                    publishedRange,
+                    better,
+                    kind,
+                    limitLabel,
+                    rounds,
+                    peakPlatformThreads,
+                    null,
+                    m,
+                    extra);
             ScenarioContext.this.add(v);
             return v;
         }

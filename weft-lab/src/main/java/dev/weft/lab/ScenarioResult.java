@@ -23,9 +23,21 @@ import java.util.List;
  * @param machine       the machine's load and CPU steal before and while the scenario ran (the runner reads
  *                      them), or null where they could not be read
  */
-public record ScenarioResult(String name, String title, String source, String jdk, Integer jdkMajor,
-                             String limitNote, String status, String error, double seconds, Integer budgetSeconds,
-                             List<String> notes, List<Goal> goals, List<Variant> variants, Machine machine) {
+public record ScenarioResult(
+        String name,
+        String title,
+        String source,
+        String jdk,
+        Integer jdkMajor,
+        String limitNote,
+        String status,
+        String error,
+        double seconds,
+        Integer budgetSeconds,
+        List<String> notes,
+        List<Goal> goals,
+        List<Variant> variants,
+        Machine machine) {
 
     public ScenarioResult {
         notes = notes == null ? List.of() : List.copyOf(notes);
@@ -34,16 +46,48 @@ public record ScenarioResult(String name, String title, String source, String jd
     }
 
     /** A result without the machine's state. */
-    public ScenarioResult(String name, String title, String source, String jdk, Integer jdkMajor,
-                          String limitNote, String status, String error, double seconds, Integer budgetSeconds,
-                          List<String> notes, List<Goal> goals, List<Variant> variants) {
-        this(name, title, source, jdk, jdkMajor, limitNote, status, error, seconds, budgetSeconds, notes, goals, variants,
+    public ScenarioResult(
+            String name,
+            String title,
+            String source,
+            String jdk,
+            Integer jdkMajor,
+            String limitNote,
+            String status,
+            String error,
+            double seconds,
+            Integer budgetSeconds,
+            List<String> notes,
+            List<Goal> goals,
+            List<Variant> variants) {
+        this(
+                name,
+                title,
+                source,
+                jdk,
+                jdkMajor,
+                limitNote,
+                status,
+                error,
+                seconds,
+                budgetSeconds,
+                notes,
+                goals,
+                variants,
                 null);
     }
 
     /** A result without JDK, budget or goals: the form tests and older callers build. */
-    public ScenarioResult(String name, String title, String source, String limitNote, String status,
-                          String error, double seconds, List<String> notes, List<Variant> variants) {
+    public ScenarioResult(
+            String name,
+            String title,
+            String source,
+            String limitNote,
+            String status,
+            String error,
+            double seconds,
+            List<String> notes,
+            List<Variant> variants) {
         this(name, title, source, null, null, limitNote, status, error, seconds, null, notes, List.of(), variants);
     }
 
@@ -59,20 +103,59 @@ public record ScenarioResult(String name, String title, String source, String jd
 
     /** This result with its wall time and budget replaced (the runner counts the JVM's start too). */
     public ScenarioResult withSeconds(double seconds, Integer budgetSeconds) {
-        return new ScenarioResult(name, title, source, jdk, jdkMajor, limitNote, status, error, seconds, budgetSeconds,
-                notes, goals, variants, machine);
+        return new ScenarioResult(
+                name,
+                title,
+                source,
+                jdk,
+                jdkMajor,
+                limitNote,
+                status,
+                error,
+                seconds,
+                budgetSeconds,
+                notes,
+                goals,
+                variants,
+                machine);
     }
 
     /** This result with these variants (e.g. compared with a previous run). */
     public ScenarioResult withVariants(List<Variant> variants) {
-        return new ScenarioResult(name, title, source, jdk, jdkMajor, limitNote, status, error, seconds, budgetSeconds,
-                notes, goals, variants, machine);
+        return new ScenarioResult(
+                name,
+                title,
+                source,
+                jdk,
+                jdkMajor,
+                limitNote,
+                status,
+                error,
+                seconds,
+                budgetSeconds,
+                notes,
+                goals,
+                variants,
+                machine);
     }
 
     /** This result with the machine's state around it. */
     public ScenarioResult withMachine(Machine machine) {
-        return new ScenarioResult(name, title, source, jdk, jdkMajor, limitNote, status, error, seconds, budgetSeconds,
-                notes, goals, variants, machine);
+        return new ScenarioResult(
+                name,
+                title,
+                source,
+                jdk,
+                jdkMajor,
+                limitNote,
+                status,
+                error,
+                seconds,
+                budgetSeconds,
+                notes,
+                goals,
+                variants,
+                machine);
     }
 
     /** True when the machine was busy as this scenario started, so a miss may be the machine's. */
@@ -82,7 +165,20 @@ public record ScenarioResult(String name, String title, String source, String jd
 
     /** This result, failed with {@code error} (keeping what was measured before the failure). */
     public ScenarioResult failed(String error, double seconds) {
-        return new ScenarioResult(name, title, source, jdk, jdkMajor, limitNote, "failed", error, seconds, budgetSeconds,
-                notes, goals, variants, machine);
+        return new ScenarioResult(
+                name,
+                title,
+                source,
+                jdk,
+                jdkMajor,
+                limitNote,
+                "failed",
+                error,
+                seconds,
+                budgetSeconds,
+                notes,
+                goals,
+                variants,
+                machine);
     }
 }

@@ -9,8 +9,7 @@ import java.util.Collection;
  */
 public final class Stats {
 
-    private Stats() {
-    }
+    private Stats() {}
 
     /**
      * The median of {@code values}: the middle one, or the mean of the two middle ones.

@@ -30,10 +30,22 @@ import java.util.regex.Pattern;
  *                            peak, allocated bytes), or null where the scenario did not measure it
  * @param extra               everything else worth keeping: latencies, scheduler samples, sizes
  */
-public record Variant(String name, String unit, double value, Double limit, Double ratio, Double published,
-                      List<Double> publishedRange, String better, String kind, String limitLabel,
-                      List<Double> rounds, Long peakPlatformThreads, Previous previous, Memory memory,
-                      Map<String, Object> extra) {
+public record Variant(
+        String name,
+        String unit,
+        double value,
+        Double limit,
+        Double ratio,
+        Double published,
+        List<Double> publishedRange,
+        String better,
+        String kind,
+        String limitLabel,
+        List<Double> rounds,
+        Long peakPlatformThreads,
+        Previous previous,
+        Memory memory,
+        Map<String, Object> extra) {
 
     /** A figure that improves upwards: a rate. */
     public static final String HIGHER = "higher";
@@ -54,14 +66,17 @@ public record Variant(String name, String unit, double value, Double limit, Doub
         extra = extra == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(extra));
         better = better == null ? betterFor(unit) : better;
         if (!HIGHER.equals(better) && !LOWER.equals(better)) {
-            throw new IllegalArgumentException("variant " + name + ": better is \"higher\" or \"lower\"; got " + better);
+            throw new IllegalArgumentException(
+                    "variant " + name + ": better is \"higher\" or \"lower\"; got " + better);
         }
         kind = kind == null ? MEASURED : kind;
         if (!List.of(MEASURED, EXTRAPOLATED, ESTIMATED).contains(kind)) {
-            throw new IllegalArgumentException("variant " + name + ": kind is measured, extrapolated or estimated; got " + kind);
+            throw new IllegalArgumentException(
+                    "variant " + name + ": kind is measured, extrapolated or estimated; got " + kind);
         }
         if (publishedRange != null && (publishedRange.size() != 2 || publishedRange.get(0) > publishedRange.get(1))) {
-            throw new IllegalArgumentException("variant " + name + ": a published range is [low, high]; got " + publishedRange);
+            throw new IllegalArgumentException(
+                    "variant " + name + ": a published range is [low, high]; got " + publishedRange);
         }
         publishedRange = publishedRange == null ? null : List.copyOf(publishedRange);
         rounds = rounds == null ? List.of() : List.copyOf(rounds);
@@ -71,24 +86,77 @@ public record Variant(String name, String unit, double value, Double limit, Doub
     }
 
     /** A variant without memory figures: the form of format version 2 before {@code memory}. */
-    public Variant(String name, String unit, double value, Double limit, Double ratio, Double published,
-                   List<Double> publishedRange, String better, String kind, String limitLabel,
-                   List<Double> rounds, Long peakPlatformThreads, Previous previous, Map<String, Object> extra) {
-        this(name, unit, value, limit, ratio, published, publishedRange, better, kind, limitLabel, rounds,
-                peakPlatformThreads, previous, null, extra);
+    public Variant(
+            String name,
+            String unit,
+            double value,
+            Double limit,
+            Double ratio,
+            Double published,
+            List<Double> publishedRange,
+            String better,
+            String kind,
+            String limitLabel,
+            List<Double> rounds,
+            Long peakPlatformThreads,
+            Previous previous,
+            Map<String, Object> extra) {
+        this(
+                name,
+                unit,
+                value,
+                limit,
+                ratio,
+                published,
+                publishedRange,
+                better,
+                kind,
+                limitLabel,
+                rounds,
+                peakPlatformThreads,
+                previous,
+                null,
+                extra);
     }
 
     /** A measured variant with {@code ratio} computed from {@code value} and {@code limit}. */
-    public static Variant of(String name, String unit, double value, Double limit, Double published,
-                             Map<String, Object> extra) {
-        return new Variant(name, unit, value, limit, ratio(value, limit), published, null, null, null, null,
-                null, null, null, extra);
+    public static Variant of(
+            String name, String unit, double value, Double limit, Double published, Map<String, Object> extra) {
+        return new Variant(
+                name,
+                unit,
+                value,
+                limit,
+                ratio(value, limit),
+                published,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                null,
+                extra);
     }
 
     /** This variant with {@code previous} set. */
     public Variant withPrevious(Previous previous) {
-        return new Variant(name, unit, value, limit, ratio, published, publishedRange, better, kind, limitLabel, rounds,
-                peakPlatformThreads, previous, memory, extra);
+        return new Variant(
+                name,
+                unit,
+                value,
+                limit,
+                ratio,
+                published,
+                publishedRange,
+                better,
+                kind,
+                limitLabel,
+                rounds,
+                peakPlatformThreads,
+                previous,
+                memory,
+                extra);
     }
 
     /**

@@ -40,7 +40,10 @@ class ChildJvmTest {
     }
 
     private static ChildJvm echo(Path dir, List<String> lines) throws IOException {
-        return ChildJvm.builder("echo", Echo.class.getName()).log(dir.resolve("echo.log")).onLine(lines::add).start();
+        return ChildJvm.builder("echo", Echo.class.getName())
+                .log(dir.resolve("echo.log"))
+                .onLine(lines::add)
+                .start();
     }
 
     @Test
@@ -57,7 +60,9 @@ class ChildJvmTest {
             assertEquals("", child.await("z", START), "a message without payload");
             child.endInput();
             assertEquals(0, child.awaitExit(START));
-            assertEquals(List.of("a line on stderr", "a plain line"), lines.stream().sorted().toList(),
+            assertEquals(
+                    List.of("a line on stderr", "a plain line"),
+                    lines.stream().sorted().toList(),
                     "every line that is not a message, standard error joined");
             String log = Files.readString(dir.resolve("echo.log"));
             assertTrue(log.contains("a plain line") && log.contains(ChildJvm.PREFIX + "y second"), log);
@@ -101,7 +106,8 @@ class ChildJvmTest {
     void aMessageIsOneWordAndOneLine() {
         assertThrows(IllegalArgumentException.class, () -> ChildJvm.tell("two words", "x"));
         assertThrows(IllegalArgumentException.class, () -> ChildJvm.tell(" ", "x"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ChildJvm.tell("result", "{\n}"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> ChildJvm.tell("result", "{\n}"));
         assertTrue(e.getMessage().contains("one line"), e.getMessage());
     }
 }

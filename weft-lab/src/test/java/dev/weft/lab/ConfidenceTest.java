@@ -37,7 +37,9 @@ class ConfidenceTest {
     @Test
     void aGoalIsMetNotMetOrInconclusiveByWhereItsIntervalLies() {
         List<Double> rounds = List.of(1.01, 1.02, 1.03, 1.04, 1.05, 1.06);
-        assertEquals(Goal.MET, Goal.judge("g", "x", 1.035, 1.10, Goal.AT_MOST, rounds, true).verdict());
+        assertEquals(
+                Goal.MET,
+                Goal.judge("g", "x", 1.035, 1.10, Goal.AT_MOST, rounds, true).verdict());
         Goal notMet = Goal.judge("g", "x", 1.035, 1.00, Goal.AT_MOST, rounds, true);
         assertEquals(Goal.NOT_MET, notMet.verdict());
         assertEquals(Boolean.FALSE, notMet.met());
@@ -50,6 +52,8 @@ class ConfidenceTest {
         assertEquals(Goal.MET, single.verdict(), "a single figure decides by itself");
         assertEquals(1, single.roundsUsed());
         assertEquals(0.0, single.interval().low());
-        assertEquals(Goal.NOT_JUDGED, Goal.judge("g", "x", 1.035, 1.10, Goal.AT_MOST, rounds, false).verdict());
+        assertEquals(
+                Goal.NOT_JUDGED,
+                Goal.judge("g", "x", 1.035, 1.10, Goal.AT_MOST, rounds, false).verdict());
     }
 }

@@ -29,21 +29,65 @@ class LabSmokeTest {
 
     /** The variant names each issue fixed, so that tools can read them. */
     private static final Map<String, Set<String>> VARIANTS = Map.of(
-            "pinning", Set.of("no-lock", "reentrant-lock", "synchronized", "class-init", "class-init@2-carriers",
-                    "class-init@8-carriers"),
-            "context", Set.of("dynamic-var", "dynamic-var-1-binding", "scoped-value", "explicit-arg", "weft-context",
-                    "weft-context-mdc"),
-            "coroutines", Set.of("dispatchers-io", "dispatchers-io-5000", "naive-loom", "weft", "raw-virtual", "weft-executor"),
-            "http", Set.of("jetty-50-threads@120", "jetty-4-threads@120", "weft-ring@120", "jetty-virtual@120", "weft-ring@1000",
-                    "jetty-virtual@1000", "weft-ring-nosleep@120", "jetty-virtual-nosleep@120", "weft-ring-h2c@120",
-                    "weft-ring-ws"),
+            "pinning",
+                    Set.of(
+                            "no-lock",
+                            "reentrant-lock",
+                            "synchronized",
+                            "class-init",
+                            "class-init@2-carriers",
+                            "class-init@8-carriers"),
+            "context",
+                    Set.of(
+                            "dynamic-var",
+                            "dynamic-var-1-binding",
+                            "scoped-value",
+                            "explicit-arg",
+                            "weft-context",
+                            "weft-context-mdc"),
+            "coroutines",
+                    Set.of(
+                            "dispatchers-io",
+                            "dispatchers-io-5000",
+                            "naive-loom",
+                            "weft",
+                            "raw-virtual",
+                            "weft-executor"),
+            "http",
+                    Set.of(
+                            "jetty-50-threads@120",
+                            "jetty-4-threads@120",
+                            "weft-ring@120",
+                            "jetty-virtual@120",
+                            "weft-ring@1000",
+                            "jetty-virtual@1000",
+                            "weft-ring-nosleep@120",
+                            "jetty-virtual-nosleep@120",
+                            "weft-ring-h2c@120",
+                            "weft-ring-ws"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
-            "overload", Set.of("jetty-hikaricp@1x", "jetty-hikaricp@2x", "jetty-hikaricp@4x", "weft-ring-unbounded@1x",
-                    "weft-ring-unbounded@2x", "weft-ring-unbounded@4x", "weft-ring-admission@1x", "weft-ring-admission@2x",
-                    "weft-ring-admission@4x"),
-            "fanout", Set.of("core-async-go", "core-async-thread", "core-async-pipeline-blocking", "virtual-threads",
-                    "weft-process", "weft-pipeline", "core-async-go+weft", "core-async-thread+weft",
-                    "core-async-pipeline-blocking+weft"));
+            "overload",
+                    Set.of(
+                            "jetty-hikaricp@1x",
+                            "jetty-hikaricp@2x",
+                            "jetty-hikaricp@4x",
+                            "weft-ring-unbounded@1x",
+                            "weft-ring-unbounded@2x",
+                            "weft-ring-unbounded@4x",
+                            "weft-ring-admission@1x",
+                            "weft-ring-admission@2x",
+                            "weft-ring-admission@4x"),
+            "fanout",
+                    Set.of(
+                            "core-async-go",
+                            "core-async-thread",
+                            "core-async-pipeline-blocking",
+                            "virtual-threads",
+                            "weft-process",
+                            "weft-pipeline",
+                            "core-async-go+weft",
+                            "core-async-thread+weft",
+                            "core-async-pipeline-blocking+weft"));
 
     @TempDir
     Path out;
@@ -62,7 +106,11 @@ class LabSmokeTest {
 
         ResultsSchema.assertValid(out.resolve("results.json"));
         JsonNode lab = new ObjectMapper().readTree(out.resolve("results.json").toFile());
-        assertTrue(lab.get("jdk").asText().contains(String.valueOf(Runtime.version().feature())), lab.toString());
+        assertTrue(
+                lab.get("jdk")
+                        .asText()
+                        .contains(String.valueOf(Runtime.version().feature())),
+                lab.toString());
         assertTrue(lab.get("cores").asInt() > 0);
         assertEquals("smoke", lab.get("mode").asText());
         JsonNode s = lab.get("scenarios").get(0);
@@ -77,13 +125,31 @@ class LabSmokeTest {
         for (JsonNode v : s.get("variants")) {
             String variant = name + "/" + v.get("name").asText();
             names.add(v.get("name").asText());
-            for (String key : List.of("name", "unit", "value", "limit", "ratio", "published", "published_range", "better",
-                    "kind", "limit_label", "rounds", "peak_platform_threads", "previous", "memory", "extra")) {
+            for (String key : List.of(
+                    "name",
+                    "unit",
+                    "value",
+                    "limit",
+                    "ratio",
+                    "published",
+                    "published_range",
+                    "better",
+                    "kind",
+                    "limit_label",
+                    "rounds",
+                    "peak_platform_threads",
+                    "previous",
+                    "memory",
+                    "extra")) {
                 assertTrue(v.has(key), variant + " lacks " + key);
             }
             assertTrue(Double.isFinite(v.get("value").asDouble()), variant);
             if (!v.get("limit").isNull()) {
-                assertEquals(v.get("value").asDouble() / v.get("limit").asDouble(), v.get("ratio").asDouble(), 1e-9, variant);
+                assertEquals(
+                        v.get("value").asDouble() / v.get("limit").asDouble(),
+                        v.get("ratio").asDouble(),
+                        1e-9,
+                        variant);
             } else {
                 assertTrue(v.get("ratio").isNull(), variant + ": a ratio needs a limit");
             }
@@ -93,7 +159,9 @@ class LabSmokeTest {
                 // window completed a request at all, which a loaded machine may not) and its memory
                 assertTrue(v.get("extra").has("alloc_bytes_per_request"), variant + ": " + v.get("extra"));
                 if (v.get("extra").path("requests").asLong() > 0) {
-                    assertTrue(v.get("extra").get("alloc_bytes_per_request").asDouble() > 0, variant + ": " + v.get("extra"));
+                    assertTrue(
+                            v.get("extra").get("alloc_bytes_per_request").asDouble() > 0,
+                            variant + ": " + v.get("extra"));
                 }
                 assertTrue(v.get("memory").get("peak_heap_bytes").asLong() > 0, variant + ": " + v.get("memory"));
             }
@@ -102,12 +170,19 @@ class LabSmokeTest {
         Set<String> expected = VARIANTS.get(name);
         if (expected != null && name.equals("context") && Runtime.version().feature() < 25) {
             // java.lang.ScopedValue is final from JDK 25; the scenario leaves that variant out before
-            expected = expected.stream().filter(v -> !v.equals("scoped-value")).collect(java.util.stream.Collectors.toSet());
+            expected = expected.stream()
+                    .filter(v -> !v.equals("scoped-value"))
+                    .collect(java.util.stream.Collectors.toSet());
         }
-        if (expected != null && name.equals("http") && java.util.Arrays.stream(System.getenv().getOrDefault("PATH", "")
-                .split(java.io.File.pathSeparator)).noneMatch(d -> java.nio.file.Files.isExecutable(Path.of(d, "h2load")))) {
+        if (expected != null
+                && name.equals("http")
+                && java.util.Arrays.stream(
+                                System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+                        .noneMatch(d -> java.nio.file.Files.isExecutable(Path.of(d, "h2load")))) {
             // without h2load (./weft test installs it) the scenario notes that its h2c variant did not run
-            expected = expected.stream().filter(v -> !v.equals("weft-ring-h2c@120")).collect(java.util.stream.Collectors.toSet());
+            expected = expected.stream()
+                    .filter(v -> !v.equals("weft-ring-h2c@120"))
+                    .collect(java.util.stream.Collectors.toSet());
         }
         if (expected != null) {
             assertEquals(expected, Set.copyOf(names));

@@ -27,12 +27,12 @@ public final class ResultsSchema {
 
     private static final JsonSchema SCHEMA = load();
 
-    private ResultsSchema() {
-    }
+    private ResultsSchema() {}
 
     private static JsonSchema load() {
         try (InputStream in = Files.newInputStream(FILE)) {
-            return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012).getSchema(in);
+            return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012)
+                    .getSchema(in);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the results.json schema at " + FILE.toAbsolutePath(), e);
         }

@@ -8,8 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.weft.lab.report.Json;
-import java.io.PrintStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -27,19 +27,55 @@ class ResultsSchemaTest {
         try (var w = ctx.measuring("a")) {
             sink = new byte[1 << 20];
         }
-        ctx.variant("a").unit("ms").value(12).limit(10.0).rounds(List.of(11, 12, 13)).peakPlatformThreads(13)
-                .extra("cpu_s_to_target", Double.NaN).add();
-        ctx.variant("b").unit("ns/switch").value(300).publishedRange(200, 500).kind(Variant.EXTRAPOLATED).add();
-        ctx.goal("a within 1.3x of b").pairedRatios(List.of(11, 12, 13), List.of(10, 10, 10)).atMost(1.3).add();
+        ctx.variant("a")
+                .unit("ms")
+                .value(12)
+                .limit(10.0)
+                .rounds(List.of(11, 12, 13))
+                .peakPlatformThreads(13)
+                .extra("cpu_s_to_target", Double.NaN)
+                .add();
+        ctx.variant("b")
+                .unit("ns/switch")
+                .value(300)
+                .publishedRange(200, 500)
+                .kind(Variant.EXTRAPOLATED)
+                .add();
+        ctx.goal("a within 1.3x of b")
+                .pairedRatios(List.of(11, 12, 13), List.of(10, 10, 10))
+                .atMost(1.3)
+                .add();
         ctx.goal("one figure").measured(5).unit("s").atLeast(1).add();
-        ctx.goal("straddles its target").pairedRatios(List.of(9, 11, 12), List.of(10, 10, 10)).atMost(1.1).add();
-        ScenarioResult s = new ScenarioResult("demo", "t", "src https://example.org", "25.0.1+8", 25, "limit", "ok",
-                null, 1.5, 30, ctx.notes(), ctx.goals(), ctx.variants())
+        ctx.goal("straddles its target")
+                .pairedRatios(List.of(9, 11, 12), List.of(10, 10, 10))
+                .atMost(1.1)
+                .add();
+        ScenarioResult s = new ScenarioResult(
+                        "demo",
+                        "t",
+                        "src https://example.org",
+                        "25.0.1+8",
+                        25,
+                        "limit",
+                        "ok",
+                        null,
+                        1.5,
+                        30,
+                        ctx.notes(),
+                        ctx.goals(),
+                        ctx.variants())
                 .withMachine(new Machine(0.4, 0.1, 0.0, 2.5, 0.01, 2, false));
-        ScenarioResult second = new ScenarioResult("demo", "t", "src", "21.0.9+10", 21, null, "failed", "boom", 1, null,
-                List.of(), List.of(), List.of());
-        LabResult lab = new LabResult(LabResult.FORMAT_VERSION, "25", 2, mode.toString(), "2026-11-23T20:10:05Z", 3.0,
-                null, List.of(s, second));
+        ScenarioResult second = new ScenarioResult(
+                "demo", "t", "src", "21.0.9+10", 21, null, "failed", "boom", 1, null, List.of(), List.of(), List.of());
+        LabResult lab = new LabResult(
+                LabResult.FORMAT_VERSION,
+                "25",
+                2,
+                mode.toString(),
+                "2026-11-23T20:10:05Z",
+                3.0,
+                null,
+                List.of(s, second));
         return new ObjectMapper().readTree(Json.string(lab));
     }
 
@@ -55,7 +91,12 @@ class ResultsSchemaTest {
     void aFigureThatCouldNotBeMeasuredIsNullNotNaN() throws Exception {
         // a frozen pool variant never reaches its target: JSON has no NaN, and a strict reader
         // (this ObjectMapper, a browser's JSON.parse) would reject the whole file
-        JsonNode extra = written(Mode.QUICK).get("scenarios").get(0).get("variants").get(0).get("extra");
+        JsonNode extra = written(Mode.QUICK)
+                .get("scenarios")
+                .get(0)
+                .get("variants")
+                .get(0)
+                .get("extra");
         assertTrue(extra.has("cpu_s_to_target") && extra.get("cpu_s_to_target").isNull(), extra.toString());
     }
 
@@ -97,10 +138,12 @@ class ResultsSchemaTest {
         assertEquals("met", goal.get("verdict").asText());
         assertEquals(1.1, goal.get("spread").get("low").asDouble(), 1e-9);
         assertEquals(1.3, goal.get("spread").get("high").asDouble(), 1e-9);
-        JsonNode smoke = written(Mode.SMOKE).get("scenarios").get(0).get("goals").get(0);
+        JsonNode smoke =
+                written(Mode.SMOKE).get("scenarios").get(0).get("goals").get(0);
         assertEquals("not_judged", smoke.get("verdict").asText());
         assertTrue(smoke.get("met").isNull());
-        JsonNode variant = written(Mode.QUICK).get("scenarios").get(0).get("variants").get(1);
+        JsonNode variant =
+                written(Mode.QUICK).get("scenarios").get(0).get("variants").get(1);
         assertEquals(350, variant.get("published").asDouble(), 1e-9, "a range's midpoint");
         assertEquals("lower", variant.get("better").asText(), "ns/switch is a time");
     }

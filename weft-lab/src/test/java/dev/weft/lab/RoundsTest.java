@@ -66,7 +66,8 @@ class RoundsTest {
     void noMoreRoundsInSmokeRunsNorWithoutABudget() {
         List<Double> num = new ArrayList<>();
         List<Double> den = new ArrayList<>();
-        assertEquals(2, run(ctx(Mode.SMOKE, 3_600).rounds(2, 9).watch(Goal.AT_MOST, 1.1, num, den), num, den, 0.9, 1.2));
+        assertEquals(
+                2, run(ctx(Mode.SMOKE, 3_600).rounds(2, 9).watch(Goal.AT_MOST, 1.1, num, den), num, den, 0.9, 1.2));
         num.clear();
         den.clear();
         assertEquals(2, run(ctx(Mode.QUICK, null).rounds(2, 9).watch(Goal.AT_MOST, 1.1, num, den), num, den, 0.9, 1.2));

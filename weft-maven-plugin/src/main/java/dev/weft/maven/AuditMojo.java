@@ -39,7 +39,10 @@ import org.apache.maven.project.MavenProject;
  * {@code includeDependencies} they are audited (reported) too. A project without classes (a POM,
  * or nothing compiled) is skipped with one line.
  */
-@Mojo(name = "audit", defaultPhase = LifecyclePhase.VERIFY, requiresDependencyResolution = ResolutionScope.RUNTIME,
+@Mojo(
+        name = "audit",
+        defaultPhase = LifecyclePhase.VERIFY,
+        requiresDependencyResolution = ResolutionScope.RUNTIME,
         threadSafe = true)
 public final class AuditMojo extends AbstractMojo {
 
@@ -86,8 +89,7 @@ public final class AuditMojo extends AbstractMojo {
     private boolean skip;
 
     /** Creates the goal; Maven sets its parameters. */
-    public AuditMojo() {
-    }
+    public AuditMojo() {}
 
     @Override
     public void execute() throws MojoExecutionException, MojoFailureException {
@@ -106,9 +108,15 @@ public final class AuditMojo extends AbstractMojo {
                 dependencies.add(a.getFile().getPath());
             }
         }
-        AuditRun run = new AuditRun(List.of(classes.toString()), dependencies, includeDependencies,
+        AuditRun run = new AuditRun(
+                List.of(classes.toString()),
+                dependencies,
+                includeDependencies,
                 AuditRun.targetJdk(targetJdk, release),
-                failOn, baseline == null ? null : baseline.toPath(), excludes, sarif.toPath());
+                failOn,
+                baseline == null ? null : baseline.toPath(),
+                excludes,
+                sarif.toPath());
         AuditRun.Outcome outcome;
         try {
             outcome = run.run(line -> getLog().info(line));

@@ -20,8 +20,7 @@ import java.util.function.Consumer;
 final class AuditRun {
 
     /** What the run found: whether it fails the build, and the line that says so. */
-    record Outcome(boolean failed, String summary) {
-    }
+    record Outcome(boolean failed, String summary) {}
 
     private final List<String> inputs;
     private final List<String> classpath;
@@ -34,8 +33,15 @@ final class AuditRun {
     /**
      * @throws IllegalArgumentException for an unknown {@code failOn}
      */
-    AuditRun(List<String> classes, List<String> dependencies, boolean includeDependencies, int targetJdk, String failOn,
-             Path baseline, List<String> excludes, Path sarif) {
+    AuditRun(
+            List<String> classes,
+            List<String> dependencies,
+            boolean includeDependencies,
+            int targetJdk,
+            String failOn,
+            Path baseline,
+            List<String> excludes,
+            Path sarif) {
         this.inputs = new ArrayList<>(classes);
         this.classpath = new ArrayList<>();
         (includeDependencies ? inputs : classpath).addAll(dependencies);
@@ -86,7 +92,8 @@ final class AuditRun {
         try {
             auditor = Auditor.forTargetJdk(targetJdk);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage() + " (the target comes from <targetJdk>, else maven.compiler.release)");
+            throw new IllegalArgumentException(
+                    e.getMessage() + " (the target comes from <targetJdk>, else maven.compiler.release)");
         }
         Suppressions suppressions = Suppressions.none();
         if (baseline != null) {
@@ -94,21 +101,32 @@ final class AuditRun {
         }
         for (String exclude : excludes) {
             int eq = exclude.indexOf('=');
-            suppressions = eq < 0 ? suppressions.excluding(exclude.strip(), null)
-                    : suppressions.excluding(exclude.substring(0, eq).strip(), exclude.substring(eq + 1).strip());
+            suppressions = eq < 0
+                    ? suppressions.excluding(exclude.strip(), null)
+                    : suppressions.excluding(
+                            exclude.substring(0, eq).strip(),
+                            exclude.substring(eq + 1).strip());
         }
         AuditReport report = suppressions.apply(auditor.audit(inputs, classpath));
         report.toText().lines().forEach(log);
         Files.createDirectories(sarif.toAbsolutePath().getParent());
         Files.writeString(sarif, report.toSarif() + "\n");
         log.accept("weft audit: SARIF written to " + sarif);
-        boolean failed = failOn != null && report.worst().map(w -> w.atLeast(failOn)).orElse(false);
+        boolean failed =
+                failOn != null && report.worst().map(w -> w.atLeast(failOn)).orElse(false);
         var counts = report.counts();
-        String summary = String.format(Locale.ROOT, "weft audit: %d errors, %d warnings, %d info at target JDK %d"
-                        + " (failOn %s)%s", counts.get(Severity.ERROR), counts.get(Severity.WARNING), counts.get(Severity.INFO),
-                targetJdk, failOn == null ? "none" : failOn.toString(),
-                failed ? ": fix them, or suppress them with a reason in <excludes> or a <baseline> (see the report above and "
-                        + sarif + ")" : "");
+        String summary = String.format(
+                Locale.ROOT,
+                "weft audit: %d errors, %d warnings, %d info at target JDK %d" + " (failOn %s)%s",
+                counts.get(Severity.ERROR),
+                counts.get(Severity.WARNING),
+                counts.get(Severity.INFO),
+                targetJdk,
+                failOn == null ? "none" : failOn.toString(),
+                failed
+                        ? ": fix them, or suppress them with a reason in <excludes> or a <baseline> (see the report above and "
+                                + sarif + ")"
+                        : "");
         return new Outcome(failed, summary);
     }
 }

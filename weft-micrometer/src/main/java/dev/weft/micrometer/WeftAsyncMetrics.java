@@ -32,8 +32,10 @@ public final class WeftAsyncMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Gauge.builder("weft.async.stragglers", this, m -> m.stragglers.get().doubleValue()).tags(tags)
-                .description("core.async tasks on weft's executors parked in a channel op longer than the straggler threshold")
+        Gauge.builder("weft.async.stragglers", this, m -> m.stragglers.get().doubleValue())
+                .tags(tags)
+                .description(
+                        "core.async tasks on weft's executors parked in a channel op longer than the straggler threshold")
                 .register(registry);
     }
 }

@@ -35,8 +35,7 @@ import java.util.Objects;
  */
 public final class WeftContextPropagation {
 
-    private WeftContextPropagation() {
-    }
+    private WeftContextPropagation() {}
 
     /** Carries the accessors of {@link ContextRegistry#getInstance()}; see {@link #install(ContextRegistry)}. */
     public static ContextCarrier.Registration install() {
@@ -60,7 +59,8 @@ public final class WeftContextPropagation {
 
         Carrier(ContextRegistry registry) {
             this.registry = registry;
-            this.factory = ContextSnapshotFactory.builder().contextRegistry(registry).build();
+            this.factory =
+                    ContextSnapshotFactory.builder().contextRegistry(registry).build();
         }
 
         @Override

@@ -38,13 +38,20 @@ public final class WeftLimiterMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Gauge.builder("weft.limiter.in.flight", limiter, Limiter::inUse).tags(tags)
-                .description("Permits held now").register(registry);
-        Gauge.builder("weft.limiter.waiting", limiter, Limiter::waiting).tags(tags)
-                .description("Callers waiting for a permit").register(registry);
-        Gauge.builder("weft.limiter.limit", limiter, Limiter::permits).tags(tags)
-                .description("Permits: the most callers in at once").register(registry);
-        FunctionCounter.builder("weft.limiter.rejected", limiter, Limiter::rejected).tags(tags)
+        Gauge.builder("weft.limiter.in.flight", limiter, Limiter::inUse)
+                .tags(tags)
+                .description("Permits held now")
+                .register(registry);
+        Gauge.builder("weft.limiter.waiting", limiter, Limiter::waiting)
+                .tags(tags)
+                .description("Callers waiting for a permit")
+                .register(registry);
+        Gauge.builder("weft.limiter.limit", limiter, Limiter::permits)
+                .tags(tags)
+                .description("Permits: the most callers in at once")
+                .register(registry);
+        FunctionCounter.builder("weft.limiter.rejected", limiter, Limiter::rejected)
+                .tags(tags)
                 .description("Callers turned away: no permit and no room to wait, or the wait ran out")
                 .register(registry);
     }

@@ -46,22 +46,34 @@ public final class WeftPoolMetrics implements MeterBinder {
         gauge(registry, "weft.pool.creating", "Resources being created", PoolStats::creating);
         gauge(registry, "weft.pool.waiting", "Borrowers waiting for a resource", PoolStats::waiting);
         gauge(registry, "weft.pool.max.size", "The most resources the pool keeps open", PoolStats::maxSize);
-        gauge(registry, "weft.pool.wait.p99", "99th percentile borrow wait since the start, in seconds",
+        gauge(
+                registry,
+                "weft.pool.wait.p99",
+                "99th percentile borrow wait since the start, in seconds",
                 s -> s.waitP99().toNanos() / 1e9);
         counter(registry, "weft.pool.borrows", "Successful borrows", PoolStats::borrows);
         counter(registry, "weft.pool.timeouts", "Borrows that gave up after maxWait", PoolStats::timeouts);
         counter(registry, "weft.pool.created", "Resources created", PoolStats::created);
         counter(registry, "weft.pool.destroyed", "Resources destroyed", PoolStats::destroyed);
-        counter(registry, "weft.pool.create.failures", "Failed attempts to create a resource", PoolStats::createFailures);
+        counter(
+                registry,
+                "weft.pool.create.failures",
+                "Failed attempts to create a resource",
+                PoolStats::createFailures);
         counter(registry, "weft.pool.leaks", "Borrows reported as leaks", PoolStats::leaks);
     }
 
     private void gauge(MeterRegistry registry, String name, String description, ToDoubleFunction<PoolStats> f) {
-        Gauge.builder(name, pool, p -> f.applyAsDouble(p.stats())).tags(tags).description(description).register(registry);
+        Gauge.builder(name, pool, p -> f.applyAsDouble(p.stats()))
+                .tags(tags)
+                .description(description)
+                .register(registry);
     }
 
     private void counter(MeterRegistry registry, String name, String description, ToDoubleFunction<PoolStats> f) {
-        FunctionCounter.builder(name, pool, p -> f.applyAsDouble(p.stats())).tags(tags).description(description)
+        FunctionCounter.builder(name, pool, p -> f.applyAsDouble(p.stats()))
+                .tags(tags)
+                .description(description)
                 .register(registry);
     }
 }

@@ -41,24 +41,39 @@ public final class WeftRingMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        Gauge.builder("weft.ring.in.flight", () -> read("in-flight")).tags(tags)
-                .description("Requests let in and not yet finished").register(registry);
-        Gauge.builder("weft.ring.waiting", () -> read("waiting")).tags(tags)
-                .description("Requests waiting for a turn").register(registry);
-        FunctionCounter.builder("weft.ring.rejected", this, m -> m.read("rejected")).tags(tags)
-                .description("Requests answered 503 because the server was full").register(registry);
-        FunctionCounter.builder("weft.ring.abandoned", this, m -> m.read("abandoned")).tags(tags)
-                .description("Requests cut off by a stop").register(registry);
+        Gauge.builder("weft.ring.in.flight", () -> read("in-flight"))
+                .tags(tags)
+                .description("Requests let in and not yet finished")
+                .register(registry);
+        Gauge.builder("weft.ring.waiting", () -> read("waiting"))
+                .tags(tags)
+                .description("Requests waiting for a turn")
+                .register(registry);
+        FunctionCounter.builder("weft.ring.rejected", this, m -> m.read("rejected"))
+                .tags(tags)
+                .description("Requests answered 503 because the server was full")
+                .register(registry);
+        FunctionCounter.builder("weft.ring.abandoned", this, m -> m.read("abandoned"))
+                .tags(tags)
+                .description("Requests cut off by a stop")
+                .register(registry);
         if (!Double.isNaN(read("limit"))) {
-            Gauge.builder("weft.ring.limit", () -> read("limit")).tags(tags)
-                    .description("The server's current limit on requests in flight").register(registry);
+            Gauge.builder("weft.ring.limit", () -> read("limit"))
+                    .tags(tags)
+                    .description("The server's current limit on requests in flight")
+                    .register(registry);
         }
         if (!Double.isNaN(read("admitted"))) {
-            FunctionCounter.builder("weft.ring.admitted", this, m -> m.read("admitted")).tags(tags)
-                    .description("Requests let past the server's limiter").register(registry);
-            FunctionCounter.builder("weft.ring.shed", this, m -> m.read("shed")).tags(tags)
-                    .description("Requests answered 503 because the limiter was full").register(registry);
-            FunctionCounter.builder("weft.ring.dropped", this, m -> m.read("dropped")).tags(tags)
+            FunctionCounter.builder("weft.ring.admitted", this, m -> m.read("admitted"))
+                    .tags(tags)
+                    .description("Requests let past the server's limiter")
+                    .register(registry);
+            FunctionCounter.builder("weft.ring.shed", this, m -> m.read("shed"))
+                    .tags(tags)
+                    .description("Requests answered 503 because the limiter was full")
+                    .register(registry);
+            FunctionCounter.builder("weft.ring.dropped", this, m -> m.read("dropped"))
+                    .tags(tags)
                     .description("Requests dropped because their deadline passed or their client went away first")
                     .register(registry);
         }

@@ -22,23 +22,36 @@ public final class WeftSchedulerMetrics implements MeterBinder {
 
     @Override
     public void bindTo(MeterRegistry registry) {
-        gauge(registry, "weft.scheduler.parallelism", "Carrier threads the virtual-thread scheduler aims for",
+        gauge(
+                registry,
+                "weft.scheduler.parallelism",
+                "Carrier threads the virtual-thread scheduler aims for",
                 SchedulerSnapshot::parallelism);
         gauge(registry, "weft.scheduler.pool.size", "Carrier threads alive", SchedulerSnapshot::poolSize);
-        gauge(registry, "weft.scheduler.mounted", "Virtual threads mounted on a carrier now",
+        gauge(
+                registry,
+                "weft.scheduler.mounted",
+                "Virtual threads mounted on a carrier now",
                 SchedulerSnapshot::mountedVirtualThreads);
-        gauge(registry, "weft.scheduler.queued", "Virtual threads ready to run and waiting for a carrier (an estimate)",
+        gauge(
+                registry,
+                "weft.scheduler.queued",
+                "Virtual threads ready to run and waiting for a carrier (an estimate)",
                 SchedulerSnapshot::queuedVirtualThreads);
-        Gauge.builder("weft.platform.threads.live", () -> SchedulerSnapshot.take().livePlatformThreads())
+        Gauge.builder(
+                        "weft.platform.threads.live",
+                        () -> SchedulerSnapshot.take().livePlatformThreads())
                 .description("Platform threads alive, carriers included")
                 .register(registry);
     }
 
-    private static void gauge(MeterRegistry registry, String name, String description,
-            ToDoubleFunction<SchedulerSnapshot> figure) {
+    private static void gauge(
+            MeterRegistry registry, String name, String description, ToDoubleFunction<SchedulerSnapshot> figure) {
         Gauge.builder(name, () -> {
-            SchedulerSnapshot s = SchedulerSnapshot.take();
-            return s.schedulerAvailable() ? figure.applyAsDouble(s) : Double.NaN;
-        }).description(description).register(registry);
+                    SchedulerSnapshot s = SchedulerSnapshot.take();
+                    return s.schedulerAvailable() ? figure.applyAsDouble(s) : Double.NaN;
+                })
+                .description(description)
+                .register(registry);
     }
 }

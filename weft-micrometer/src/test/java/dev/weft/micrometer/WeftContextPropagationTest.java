@@ -46,7 +46,8 @@ class WeftContextPropagationTest {
         ObservationRegistry observations = ObservationRegistry.create();
         observations.observationConfig().observationHandler(context -> true);
         ObservationThreadLocalAccessor.getInstance().setObservationRegistry(observations);
-        ContextRegistry registry = new ContextRegistry().registerThreadLocalAccessor(ObservationThreadLocalAccessor.getInstance());
+        ContextRegistry registry =
+                new ContextRegistry().registerThreadLocalAccessor(ObservationThreadLocalAccessor.getInstance());
         Observation request = Observation.start("request", observations);
         try (ContextCarrier.Registration r = WeftContextPropagation.install(registry);
                 Observation.Scope s = request.openScope();

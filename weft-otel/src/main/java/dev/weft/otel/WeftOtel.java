@@ -35,8 +35,7 @@ public final class WeftOtel {
 
     private static ContextCarrier.Registration installed; // guarded by WeftOtel.class
 
-    private WeftOtel() {
-    }
+    private WeftOtel() {}
 
     /**
      * Makes every weft conveyance carry the current OpenTelemetry context from now on. Calling it

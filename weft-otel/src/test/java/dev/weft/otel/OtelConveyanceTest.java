@@ -55,7 +55,8 @@ class OtelConveyanceTest {
     }
 
     static Map<String, SpanData> finished() {
-        return EXPORTER.getFinishedSpanItems().stream().collect(Collectors.toMap(SpanData::getName, Function.identity()));
+        return EXPORTER.getFinishedSpanItems().stream()
+                .collect(Collectors.toMap(SpanData::getName, Function.identity()));
     }
 
     static void assertChildOf(Map<String, SpanData> spans, String parent, String child) {
@@ -70,11 +71,13 @@ class OtelConveyanceTest {
     void aSpanStartedInAParentIsTheParentOfSpansStartedInItsForksAndTasks() throws Exception {
         ExecutorService wrapped = dev.weft.context.Context.wrap(Executors.newFixedThreadPool(2));
         Span request = TRACER.spanBuilder("request").startSpan();
-        try (var ignored = request.makeCurrent(); ExecutorService weft = WeftThreads.executor("otel")) {
+        try (var ignored = request.makeCurrent();
+                ExecutorService weft = WeftThreads.executor("otel")) {
             try (Scope scope = Scope.open()) {
                 scope.fork(() -> {
                     Span fork = TRACER.spanBuilder("fork").startSpan();
-                    try (var inFork = fork.makeCurrent(); Scope inner = Scope.open()) {
+                    try (var inFork = fork.makeCurrent();
+                            Scope inner = Scope.open()) {
                         inner.fork(() -> span("fork of a fork"));
                         inner.join();
                     } finally {
@@ -101,7 +104,8 @@ class OtelConveyanceTest {
 
     @Test
     void baggageTravelsToForks() throws Exception {
-        try (var ignored = Baggage.builder().put("tenant", "acme").build().makeCurrent(); Scope scope = Scope.open()) {
+        try (var ignored = Baggage.builder().put("tenant", "acme").build().makeCurrent();
+                Scope scope = Scope.open()) {
             Subtask<String> tenant = scope.fork(() -> Baggage.current().getEntryValue("tenant"));
             scope.join();
             assertEquals("acme", tenant.get());
@@ -114,11 +118,15 @@ class OtelConveyanceTest {
         try {
             Span request = TRACER.spanBuilder("request").startSpan();
             try (var ignored = request.makeCurrent()) {
-                assertEquals(request.getSpanContext(), one.submit(() -> Span.current().getSpanContext()).get());
+                assertEquals(
+                        request.getSpanContext(),
+                        one.submit(() -> Span.current().getSpanContext()).get());
             } finally {
                 request.end();
             }
-            assertFalse(one.submit(() -> Span.current().getSpanContext().isValid()).get(), "no span current after the task");
+            assertFalse(
+                    one.submit(() -> Span.current().getSpanContext().isValid()).get(),
+                    "no span current after the task");
             assertSame(Context.root(), one.submit(Context::current).get());
         } finally {
             one.close();
@@ -129,8 +137,10 @@ class OtelConveyanceTest {
     void withoutInstallASpanStopsAtTheFork() throws Exception {
         otel.close();
         Span request = TRACER.spanBuilder("request").startSpan();
-        try (var ignored = request.makeCurrent(); Scope scope = Scope.open()) {
-            Subtask<Boolean> valid = scope.fork(() -> Span.current().getSpanContext().isValid());
+        try (var ignored = request.makeCurrent();
+                Scope scope = Scope.open()) {
+            Subtask<Boolean> valid =
+                    scope.fork(() -> Span.current().getSpanContext().isValid());
             scope.join();
             assertFalse(valid.get(), "OpenTelemetry's thread-local context alone does not reach a new thread");
         } finally {

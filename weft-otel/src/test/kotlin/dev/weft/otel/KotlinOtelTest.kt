@@ -38,9 +38,17 @@ class KotlinOtelTest {
             runBlocking(Dispatchers.Virtual + WeftContext()) {
                 delay(5)
                 OtelConveyanceTest.span("after a resume")
-                (1..3).map { i -> async { delay(5); OtelConveyanceTest.span("child $i") } }.awaitAll()
+                (1..3).map { i ->
+                    async {
+                        delay(5)
+                        OtelConveyanceTest.span("child $i")
+                    }
+                }.awaitAll()
                 VirtualThreadDispatcher("otel").use { own ->
-                    withContext(own) { delay(5); OtelConveyanceTest.span("own dispatcher") }
+                    withContext(own) {
+                        delay(5)
+                        OtelConveyanceTest.span("own dispatcher")
+                    }
                 }
             }
         }
@@ -50,7 +58,12 @@ class KotlinOtelTest {
             OtelConveyanceTest.assertChildOf(spans, "request", name)
         }
         val leftover = runBlocking(Dispatchers.Virtual) {
-            (1..20).map { async { delay(1); Span.current().spanContext.isValid } }.awaitAll()
+            (1..20).map {
+                async {
+                    delay(1)
+                    Span.current().spanContext.isValid
+                }
+            }.awaitAll()
         }
         assertEquals(List(20) { false }, leftover, "no span stays current on reused virtual threads")
         assertFalse(Span.current().spanContext.isValid)

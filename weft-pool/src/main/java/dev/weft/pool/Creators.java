@@ -47,7 +47,9 @@ final class Creators<T> {
             while (!stopped && total < config.maxSize() && creating < config.maxCreating() && creating < demand()) {
                 creating++;
                 total++;
-                Thread t = Thread.ofVirtual().name("weft-pool-" + config.name() + "-create").unstarted(this::create);
+                Thread t = Thread.ofVirtual()
+                        .name("weft-pool-" + config.name() + "-create")
+                        .unstarted(this::create);
                 workers.add(t);
                 t.start();
             }
@@ -113,7 +115,8 @@ final class Creators<T> {
                 try {
                     resource = config.factory().create();
                     if (resource == null) {
-                        failure = new NullPointerException("the ResourceFactory of pool \"" + config.name() + "\" created null");
+                        failure = new NullPointerException(
+                                "the ResourceFactory of pool \"" + config.name() + "\" created null");
                     }
                 } catch (Exception | LinkageError e) {
                     failure = e;
@@ -127,8 +130,11 @@ final class Creators<T> {
                 if (giveUp(false)) {
                     return;
                 }
-                LOG.log(System.Logger.Level.DEBUG, "pool \"" + config.name() + "\": creating a resource failed; retrying", failure);
-                LockSupport.parkNanos(this, backoff);   // interruptible by stop()
+                LOG.log(
+                        System.Logger.Level.DEBUG,
+                        "pool \"" + config.name() + "\": creating a resource failed; retrying",
+                        failure);
+                LockSupport.parkNanos(this, backoff); // interruptible by stop()
                 backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
                 if (giveUp(Thread.currentThread().isInterrupted())) {
                     return;
@@ -163,9 +169,9 @@ final class Creators<T> {
     private void deliver(T resource) {
         Slot<T> s = new Slot<>(pool, resource, System.nanoTime(), Slot.BORROWED);
         boolean added;
-        lock.lock();                        // lock order: this, then the hand-off's (never the reverse)
+        lock.lock(); // lock order: this, then the hand-off's (never the reverse)
         try {
-            added = kernel.add(s);          // with creating--, so that no count sees it twice or not at all
+            added = kernel.add(s); // with creating--, so that no count sees it twice or not at all
             creating--;
         } finally {
             lock.unlock();

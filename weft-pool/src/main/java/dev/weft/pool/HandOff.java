@@ -69,13 +69,16 @@ final class HandOff<T> {
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled (after close) whenever a slot is removed. */
     private final Condition removed = lock.newCondition();
+
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     /** Copy-on-write under the lock; read without it. */
     private volatile Slot<T>[] slots;
     /** waiters.size(), published for the fast path. */
     private volatile int waiting;
+
     @SuppressWarnings("unused") // through PASSES
     private volatile int passes;
+
     private volatile boolean closed;
 
     /**
@@ -121,7 +124,7 @@ final class HandOff<T> {
                 throw new PoolClosedException(name, "pool \"" + name + "\" is closed; borrow from an open pool");
             }
             waiters.addLast(w);
-            waiting = waiters.size();          // publish before the claim (invariant 2)
+            waiting = waiters.size(); // publish before the claim (invariant 2)
             if (waiters.peekFirst() == w) {
                 Slot<T> s = claim();
                 if (s != null) {
@@ -141,7 +144,7 @@ final class HandOff<T> {
             if (Thread.interrupted()) {
                 Slot<T> s = cancel(w);
                 if (s != null && release(s)) {
-                    s.pool.destroy(List.of(s), "returned after close");   // handed to it, closed since
+                    s.pool.destroy(List.of(s), "returned after close"); // handed to it, closed since
                 }
                 throw new InterruptedException("interrupted while waiting for a resource of pool \"" + name + "\"");
             }
@@ -158,7 +161,7 @@ final class HandOff<T> {
                         servedLocked();
                         return s;
                     }
-                    w.awake = false;           // the next signal wakes it again
+                    w.awake = false; // the next signal wakes it again
                 }
             } finally {
                 lock.unlock();
@@ -169,8 +172,10 @@ final class HandOff<T> {
     @SuppressWarnings("unchecked")
     private Slot<T> outcome(Object o) {
         if (o == CLOSED) {
-            throw new PoolClosedException(name, "pool \"" + name
-                    + "\" was closed while this borrower waited for a resource; borrow from an open pool");
+            throw new PoolClosedException(
+                    name,
+                    "pool \"" + name
+                            + "\" was closed while this borrower waited for a resource; borrow from an open pool");
         }
         return (Slot<T>) o;
     }
@@ -241,7 +246,7 @@ final class HandOff<T> {
      */
     boolean release(Slot<T> s) {
         // A slot removed while borrowed (close) is destroyed already: free() fails, nothing to do.
-        return free(s) && closed && remove(s, Slot.IDLE);   // close() may have missed it: read after the CAS
+        return free(s) && closed && remove(s, Slot.IDLE); // close() may have missed it: read after the CAS
     }
 
     /** BORROWED -> IDLE, then a waiter is signalled; false if the slot was not borrowed. */
@@ -249,7 +254,7 @@ final class HandOff<T> {
         if (!s.cas(Slot.BORROWED, Slot.IDLE)) {
             return false;
         }
-        if (waiting != 0) {                    // read after the CAS (invariant 2)
+        if (waiting != 0) { // read after the CAS (invariant 2)
             signal(s);
         }
         return true;
@@ -266,7 +271,7 @@ final class HandOff<T> {
                 if (s.cas(Slot.IDLE, Slot.BORROWED)) {
                     give(s);
                 }
-            } else if (!h.awake && s.state() == Slot.IDLE) {   // a barger that took it signals on its own return
+            } else if (!h.awake && s.state() == Slot.IDLE) { // a barger that took it signals on its own return
                 h.awake = true;
                 LockSupport.unpark(h.thread);
             }
@@ -369,7 +374,7 @@ final class HandOff<T> {
         } finally {
             lock.unlock();
         }
-        return removeAll(Slot.IDLE);           // after closed = true (see release)
+        return removeAll(Slot.IDLE); // after closed = true (see release)
     }
 
     boolean isClosed() {

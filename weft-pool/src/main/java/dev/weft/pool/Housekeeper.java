@@ -32,8 +32,11 @@ final class Housekeeper<T> {
         this.creators = creators;
         this.counters = counters;
         long period = config.housekeepingPeriod();
-        this.thread = period == 0 ? null
-                : Thread.ofVirtual().name("weft-pool-" + config.name() + "-housekeeper").unstarted(() -> run(period));
+        this.thread = period == 0
+                ? null
+                : Thread.ofVirtual()
+                        .name("weft-pool-" + config.name() + "-housekeeper")
+                        .unstarted(() -> run(period));
     }
 
     void start() {
@@ -77,11 +80,12 @@ final class Housekeeper<T> {
                 idle.add(s);
             }
         }
-        idle.sort(Comparator.comparingLong(s -> s.lastUsed));   // least recently used first
+        idle.sort(Comparator.comparingLong(s -> s.lastUsed)); // least recently used first
         int left = idle.size();
         List<Slot<T>> evicted = new ArrayList<>();
         for (Slot<T> s : idle) {
-            boolean stale = config.idleTimeout() > 0 && now - s.lastUsed >= config.idleTimeout() && left > config.minIdle();
+            boolean stale =
+                    config.idleTimeout() > 0 && now - s.lastUsed >= config.idleTimeout() && left > config.minIdle();
             if ((config.expired(s, now) || stale) && kernel.remove(s, Slot.IDLE)) {
                 evicted.add(s);
                 left--;
@@ -95,7 +99,7 @@ final class Housekeeper<T> {
             return;
         }
         for (Slot<T> s : kernel.slots()) {
-            StackTraceElement[] stack = s.borrowStack;          // volatile: publishes borrowedAt
+            StackTraceElement[] stack = s.borrowStack; // volatile: publishes borrowedAt
             if (stack == null || s.leakReported || s.state() != Slot.BORROWED) {
                 continue;
             }
@@ -109,7 +113,10 @@ final class Housekeeper<T> {
             try {
                 config.onLeak().accept(r);
             } catch (RuntimeException failure) {
-                LOG.log(System.Logger.Level.WARNING, "pool \"" + config.name() + "\": the onLeak callback threw", failure);
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "pool \"" + config.name() + "\": the onLeak callback threw",
+                        failure);
             }
         }
     }

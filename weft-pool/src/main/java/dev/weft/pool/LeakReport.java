@@ -26,8 +26,12 @@ public record LeakReport(String pool, Duration held, String borrower, List<Stack
 
     /** One paragraph for a log: the headline, then the borrower's frames. */
     public String toText() {
-        StringBuilder b = new StringBuilder("pool \"").append(pool).append("\": a resource held for ")
-                .append(dev.weft.thread.internal.Durations.human(held)).append(" by thread \"").append(borrower)
+        StringBuilder b = new StringBuilder("pool \"")
+                .append(pool)
+                .append("\": a resource held for ")
+                .append(dev.weft.thread.internal.Durations.human(held))
+                .append(" by thread \"")
+                .append(borrower)
                 .append("\" has not been returned (leakThreshold exceeded); borrowed at:");
         for (StackTraceElement f : stack) {
             b.append("\n    at ").append(f);

@@ -38,6 +38,7 @@ public class Lease<T> implements AutoCloseable {
     }
 
     private final Slot<T> slot;
+
     @SuppressWarnings("unused") // through ENDED
     private volatile int ended;
 

@@ -150,11 +150,12 @@ public final class Pool<T> implements AutoCloseable {
             throw new InterruptedException("interrupted before borrowing from pool \"" + config.name() + "\"");
         }
         if (kernel.isClosed()) {
-            throw new PoolClosedException(config.name(), "pool \"" + config.name() + "\" is closed; borrow from an open pool");
+            throw new PoolClosedException(
+                    config.name(), "pool \"" + config.name() + "\" is closed; borrow from an open pool");
         }
         Slot<T> s = kernel.poll();
         if (s != null && ready(s)) {
-            counters.waits.recordImmediate();     // also the count of borrows
+            counters.waits.recordImmediate(); // also the count of borrows
             return leases.apply(s);
         }
         long start = System.nanoTime();
@@ -186,7 +187,7 @@ public final class Pool<T> implements AutoCloseable {
             s.borrowedAt = now;
             s.leakReported = false;
             s.borrower = Thread.currentThread().getName();
-            s.borrowStack = new Throwable().getStackTrace();    // volatile: publishes the two above
+            s.borrowStack = new Throwable().getStackTrace(); // volatile: publishes the two above
         }
         return true;
     }
@@ -195,7 +196,10 @@ public final class Pool<T> implements AutoCloseable {
         try {
             return config.factory().validate(s.resource);
         } catch (Exception | LinkageError failure) {
-            LOG.log(System.Logger.Level.DEBUG, "pool \"" + config.name() + "\": validation threw; destroying the resource", failure);
+            LOG.log(
+                    System.Logger.Level.DEBUG,
+                    "pool \"" + config.name() + "\": validation threw; destroying the resource",
+                    failure);
             return false;
         }
     }
@@ -214,22 +218,26 @@ public final class Pool<T> implements AutoCloseable {
                 + " this borrower waited (maxWait " + Durations.human(maxWait) + "; maxSize " + config.maxSize() + ": "
                 + c[0] + " in use, " + c[1] + " idle, " + creators.creating() + " being created; "
                 + c[2] + " other borrowers waiting)"
-                + (cause == null ? "; raise maxSize or maxWait, or hold resources for less time"
-                : "; the last attempt to create a resource failed: " + cause);
+                + (cause == null
+                        ? "; raise maxSize or maxWait, or hold resources for less time"
+                        : "; the last attempt to create a resource failed: " + cause);
         return new PoolTimeoutException(config.name(), msg, waited, cause);
     }
 
     /** Returns (or, when {@code broken}, destroys) a borrowed resource; called once per lease. */
     void release(Slot<T> s, boolean broken) {
         if (s.state() == Slot.REMOVED) {
-            return;                                   // close() destroyed it already
+            return; // close() destroyed it already
         }
         boolean destroy = broken;
         if (!destroy) {
             try {
                 config.factory().reset(s.resource);
             } catch (Exception | LinkageError failure) {
-                LOG.log(System.Logger.Level.DEBUG, "pool \"" + config.name() + "\": reset threw; destroying the resource", failure);
+                LOG.log(
+                        System.Logger.Level.DEBUG,
+                        "pool \"" + config.name() + "\": reset threw; destroying the resource",
+                        failure);
                 destroy = true;
             }
         }
@@ -253,12 +261,15 @@ public final class Pool<T> implements AutoCloseable {
             try {
                 config.factory().destroy(s.resource);
             } catch (Exception | LinkageError failure) {
-                LOG.log(System.Logger.Level.DEBUG, "pool \"" + config.name() + "\": destroying a resource (" + why + ") threw", failure);
+                LOG.log(
+                        System.Logger.Level.DEBUG,
+                        "pool \"" + config.name() + "\": destroying a resource (" + why + ") threw",
+                        failure);
             }
         }
         if (!slots.isEmpty()) {
             counters.destroyed.add(slots.size());
-            creators.destroyed(slots.size());   // only now: a resource counts as open until destroyed
+            creators.destroyed(slots.size()); // only now: a resource counts as open until destroyed
         }
     }
 
@@ -266,9 +277,22 @@ public final class Pool<T> implements AutoCloseable {
     public PoolStats stats() {
         Duration[] p = counters.waits.percentiles(0.50, 0.99, 1.0);
         int[] c = creators.counts();
-        return new PoolStats(config.name(), config.maxSize(), c[0], c[1], c[3], c[2],
-                counters.created.sum(), counters.destroyed.sum(), counters.waits.count(), counters.timeouts.sum(),
-                counters.createFailures.sum(), counters.leaks.sum(), p[0], p[1], p[2]);
+        return new PoolStats(
+                config.name(),
+                config.maxSize(),
+                c[0],
+                c[1],
+                c[3],
+                c[2],
+                counters.created.sum(),
+                counters.destroyed.sum(),
+                counters.waits.count(),
+                counters.timeouts.sum(),
+                counters.createFailures.sum(),
+                counters.leaks.sum(),
+                p[0],
+                p[1],
+                p[2]);
     }
 
     /**
@@ -321,8 +345,10 @@ public final class Pool<T> implements AutoCloseable {
         boolean allBack = kernel.awaitNoneBorrowed(deadline);
         List<Slot<T>> out = kernel.removeAll(Slot.BORROWED);
         if (!out.isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "pool \"" + config.name() + "\": " + out.size()
-                    + " resource(s) still borrowed after closeTimeout " + Durations.human(timeout) + "; destroying them");
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "pool \"" + config.name() + "\": " + out.size() + " resource(s) still borrowed after closeTimeout "
+                            + Durations.human(timeout) + "; destroying them");
         }
         destroy(out, "still borrowed at close");
         for (Thread t : workers) {
@@ -335,8 +361,9 @@ public final class Pool<T> implements AutoCloseable {
     @Override
     public String toString() {
         PoolStats s = stats();
-        return "Pool[" + config.name() + ": maxSize " + config.maxSize() + ", " + s.inUse() + " in use, " + s.idle() + " idle, "
-                + s.creating() + " being created, " + s.waiting() + " waiting" + (isClosed() ? ", closed]" : "]");
+        return "Pool[" + config.name() + ": maxSize " + config.maxSize() + ", " + s.inUse() + " in use, " + s.idle()
+                + " idle, " + s.creating() + " being created, " + s.waiting() + " waiting"
+                + (isClosed() ? ", closed]" : "]");
     }
 
     /**
@@ -357,8 +384,7 @@ public final class Pool<T> implements AutoCloseable {
         private Duration validateAfter = Duration.ofMillis(500);
         private Duration leakThreshold = Duration.ZERO;
         private Duration closeTimeout = Duration.ofSeconds(30);
-        private Consumer<? super LeakReport> onLeak =
-                r -> LOG.log(System.Logger.Level.WARNING, r.toText());
+        private Consumer<? super LeakReport> onLeak = r -> LOG.log(System.Logger.Level.WARNING, r.toText());
 
         private Builder(String name, ResourceFactory<T> factory) {
             Objects.requireNonNull(name, "name");
@@ -453,9 +479,20 @@ public final class Pool<T> implements AutoCloseable {
          * @throws IllegalArgumentException if minIdle exceeds maxSize
          */
         public Pool<T> build() {
-            return new Pool<>(new PoolConfig<>(name, factory, maxSize, minIdle, maxCreating, maxWait,
-                    maxLifetime.toNanos(), idleTimeout.toNanos(), validateAfter.toNanos(), leakThreshold.toNanos(),
-                    closeTimeout, onLeak, maxSize));
+            return new Pool<>(new PoolConfig<>(
+                    name,
+                    factory,
+                    maxSize,
+                    minIdle,
+                    maxCreating,
+                    maxWait,
+                    maxLifetime.toNanos(),
+                    idleTimeout.toNanos(),
+                    validateAfter.toNanos(),
+                    leakThreshold.toNanos(),
+                    closeTimeout,
+                    onLeak,
+                    maxSize));
         }
 
         private static Duration nonNegative(String option, Duration d) {

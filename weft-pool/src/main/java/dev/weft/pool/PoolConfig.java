@@ -11,10 +11,20 @@ import java.util.function.Consumer;
  * @param bargeBound how many borrowers that arrive later may overtake the longest-waiting one
  *                   (decision 0603: the pool's size)
  */
-record PoolConfig<T>(String name, ResourceFactory<T> factory, int maxSize, int minIdle, int maxCreating,
-                     Duration maxWait, long maxLifetime, long idleTimeout, long validateAfter,
-                     long leakThreshold, Duration closeTimeout, Consumer<? super LeakReport> onLeak,
-                     int bargeBound) {
+record PoolConfig<T>(
+        String name,
+        ResourceFactory<T> factory,
+        int maxSize,
+        int minIdle,
+        int maxCreating,
+        Duration maxWait,
+        long maxLifetime,
+        long idleTimeout,
+        long validateAfter,
+        long leakThreshold,
+        Duration closeTimeout,
+        Consumer<? super LeakReport> onLeak,
+        int bargeBound) {
 
     PoolConfig {
         if (minIdle > maxSize) {

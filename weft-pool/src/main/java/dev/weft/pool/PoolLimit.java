@@ -61,12 +61,14 @@ public final class PoolLimit implements AdaptiveLimit {
         this.pool = Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(targetWait, "targetWait");
         if (targetWait.isNegative()) {
-            throw new IllegalArgumentException("pool limit of \"" + pool.name() + "\": the target wait must not be negative; got "
-                    + targetWait + " (0 admits the pool's size and queues nothing)");
+            throw new IllegalArgumentException(
+                    "pool limit of \"" + pool.name() + "\": the target wait must not be negative; got " + targetWait
+                            + " (0 admits the pool's size and queues nothing)");
         }
         if (pool.isClosed()) {
-            throw new IllegalArgumentException("pool limit of \"" + pool.name() + "\": the pool is closed; build the limit"
-                    + " from the pool the requests will borrow from, while it is open");
+            throw new IllegalArgumentException(
+                    "pool limit of \"" + pool.name() + "\": the pool is closed; build the limit"
+                            + " from the pool the requests will borrow from, while it is open");
         }
         this.targetNanos = targetWait.toNanos();
         PoolStats s = pool.stats();
@@ -115,8 +117,7 @@ public final class PoolLimit implements AdaptiveLimit {
 
     /** Nothing: the limit follows the pool's statistics, not the callers' latencies. */
     @Override
-    public void onSample(long startNanos, long latencyNanos, int inFlight, boolean dropped) {
-    }
+    public void onSample(long startNanos, long latencyNanos, int inFlight, boolean dropped) {}
 
     /** The pool this limit follows. */
     public Pool<?> pool() {

@@ -25,9 +25,22 @@ import java.util.Map;
  * @param waitP99        99th percentile borrow wait
  * @param waitMax        longest borrow wait (bucket upper bound)
  */
-public record PoolStats(String pool, int maxSize, int inUse, int idle, int creating, int waiting,
-                        long created, long destroyed, long borrows, long timeouts, long createFailures,
-                        long leaks, Duration waitP50, Duration waitP99, Duration waitMax) {
+public record PoolStats(
+        String pool,
+        int maxSize,
+        int inUse,
+        int idle,
+        int creating,
+        int waiting,
+        long created,
+        long destroyed,
+        long borrows,
+        long timeouts,
+        long createFailures,
+        long leaks,
+        Duration waitP50,
+        Duration waitP99,
+        Duration waitMax) {
 
     /**
      * The statistics as a map with the keys {@code pool, max_size, in_use, idle, creating,

@@ -42,8 +42,7 @@ public interface ResourceFactory<T> {
      * connection's auto-commit, isolation, an open transaction). An exception destroys it. The
      * default does nothing.
      */
-    default void reset(T resource) throws Exception {
-    }
+    default void reset(T resource) throws Exception {}
 
     /** Ends {@code resource} (closes a connection). Called once per resource. */
     void destroy(T resource) throws Exception;

@@ -34,6 +34,7 @@ public final class Slot<T> {
     final Pool<T> pool;
     final T resource;
     final long createdAt;
+
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
     /** When it was last returned (or created); written before the CAS to IDLE. */
@@ -42,6 +43,7 @@ public final class Slot<T> {
     volatile long borrowedAt;
     /** Leak detection only (leakThreshold > 0): the current borrower and its stack. */
     volatile String borrower = "";
+
     volatile StackTraceElement[] borrowStack;
     volatile boolean leakReported;
 

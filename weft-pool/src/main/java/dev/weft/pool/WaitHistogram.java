@@ -39,7 +39,7 @@ final class WaitHistogram {
         if (v < SUB) {
             return (int) v;
         }
-        int exp = 63 - Long.numberOfLeadingZeros(v);           // v in [2^exp, 2^(exp+1))
+        int exp = 63 - Long.numberOfLeadingZeros(v); // v in [2^exp, 2^(exp+1))
         int sub = (int) ((v >>> (exp - SUB_BITS)) & (SUB - 1));
         return (exp - SUB_BITS + 1) * SUB + sub;
     }

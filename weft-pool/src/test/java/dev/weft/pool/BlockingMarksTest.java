@@ -15,9 +15,12 @@ class BlockingMarksTest {
     @Test
     void borrowingAndClosingAreMarkedBlocking() {
         // borrow parks for a free resource; close waits up to closeTimeout for borrowed resources.
-        assertEquals(Set.of("borrow()", "borrow(Duration)", "borrow(Duration, Function)", "close()", "close(Duration)"),
+        assertEquals(
+                Set.of("borrow()", "borrow(Duration)", "borrow(Duration, Function)", "close()", "close(Duration)"),
                 marked(Pool.class, BLOCKING));
-        assertEquals(new TreeSet<>(), unmarkedWaits(Pool.class),
+        assertEquals(
+                new TreeSet<>(),
+                unmarkedWaits(Pool.class),
                 "a public method that can be interrupted waits: mark it @org.jetbrains.annotations.Blocking");
     }
 }

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 public class HandOffLincheckTest {
 
-    private final HandOff<Integer> kernel = new HandOff<>("lincheck", 2, () -> { });
+    private final HandOff<Integer> kernel = new HandOff<>("lincheck", 2, () -> {});
     /**
      * One slot: with two, the kernel may claim slot 1 while slot 0 is free (its scan passed slot
      * 0 while it was borrowed). Its contract is "a free slot", which a deterministic sequential
@@ -40,7 +40,11 @@ public class HandOffLincheckTest {
 
     @Test
     void theFastPathIsLinearizable() {
-        new ModelCheckingOptions().iterations(20).invocationsPerIteration(500).threads(3).actorsPerThread(3)
+        new ModelCheckingOptions()
+                .iterations(20)
+                .invocationsPerIteration(500)
+                .threads(3)
+                .actorsPerThread(3)
                 .check(HandOffLincheckTest.class);
     }
 }

@@ -27,7 +27,7 @@ class HandOffStressTest {
     void randomTrafficLosesNoWakeUpAndNeverSharesASlot() throws Exception {
         long seconds = Long.getLong("weft.stress.seconds", 5);
         int size = 3;
-        HandOff<Integer> k = new HandOff<>("stress", size, () -> { });
+        HandOff<Integer> k = new HandOff<>("stress", size, () -> {});
         for (int i = 0; i < size; i++) {
             Slot<Integer> s = new Slot<>(null, i, System.nanoTime(), Slot.BORROWED);
             k.add(s);
@@ -67,7 +67,7 @@ class HandOffStressTest {
                         shared.incrementAndGet();
                     }
                     if (rnd.nextInt(8) == 0) {
-                        Thread.yield();                  // hold a little longer: others queue
+                        Thread.yield(); // hold a little longer: others queue
                     }
                     owner.set(s.resource, null);
                     k.release(s);

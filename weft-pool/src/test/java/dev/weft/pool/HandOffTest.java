@@ -32,7 +32,7 @@ class HandOffTest {
 
     @Test
     void withNobodyWaitingTheFastPathClaimsFreeSlotsInOrder() {
-        HandOff<String> k = new HandOff<>("k", 2, () -> { });
+        HandOff<String> k = new HandOff<>("k", 2, () -> {});
         Slot<String> a = slot(k, "a");
         Slot<String> b = slot(k, "b");
         assertSame(a, k.poll());
@@ -49,19 +49,21 @@ class HandOffTest {
             HandOff<String> k = new HandOff<>("k", bound, demand::incrementAndGet);
             slot(k, "only");
             Slot<String> held = k.poll();
-            CompletableFuture<Slot<String>> waiter = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return k.take(System.nanoTime() + LONG);
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
-            }, r -> Thread.ofVirtual().start(r));
+            CompletableFuture<Slot<String>> waiter = CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return k.take(System.nanoTime() + LONG);
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                    },
+                    r -> Thread.ofVirtual().start(r));
             awaitWaiting(k, 1);
             assertEquals(1, demand.get(), "the pool heard that a borrower waits");
             int barges = 0;
             for (int i = 0; i < bound + 2 && held != null; i++) {
                 k.release(held);
-                held = k.poll();              // a borrower arriving after the waiter
+                held = k.poll(); // a borrower arriving after the waiter
                 if (held != null) {
                     barges++;
                 }
@@ -79,7 +81,7 @@ class HandOffTest {
 
     @Test
     void waitersAmongThemselvesAreServedInArrivalOrder() throws Exception {
-        HandOff<String> k = new HandOff<>("k", 0, () -> { });
+        HandOff<String> k = new HandOff<>("k", 0, () -> {});
         slot(k, "only");
         Slot<String> held = k.poll();
         StringBuilder order = new StringBuilder();
@@ -108,7 +110,7 @@ class HandOffTest {
 
     @Test
     void aWaiterThatTimesOutLeavesTheQueueAndTheNextOneIsServed() throws Exception {
-        HandOff<String> k = new HandOff<>("k", 1, () -> { });
+        HandOff<String> k = new HandOff<>("k", 1, () -> {});
         slot(k, "only");
         Slot<String> held = k.poll();
         assertNull(k.take(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20)), "nothing came free");
@@ -119,15 +121,15 @@ class HandOffTest {
 
     @Test
     void closeFailsWaitersRemovesFreeSlotsAndTakesLateReturnsOut() throws Exception {
-        HandOff<String> k = new HandOff<>("k", 1, () -> { });
+        HandOff<String> k = new HandOff<>("k", 1, () -> {});
         Slot<String> free = slot(k, "free");
         slot(k, "held");
         Slot<String> first = k.poll();
         Slot<String> held = k.poll();
         assertSame(free, first);
-        k.release(first);                      // free again; "held" stays out
+        k.release(first); // free again; "held" stays out
         CompletableFuture<Object> waiter = new CompletableFuture<>();
-        HandOff<String> k2 = new HandOff<>("k2", 1, () -> { });
+        HandOff<String> k2 = new HandOff<>("k2", 1, () -> {});
         slot(k2, "only");
         Slot<String> held2 = k2.poll();
         Thread.ofVirtual().start(() -> {

@@ -22,12 +22,14 @@ class PoolLimitTest {
     @Test
     void badInputIsRefusedNamingTheFix() {
         try (var pool = pool(new TestResources(), 2, Duration.ofSeconds(1))) {
-            var negative = assertThrows(IllegalArgumentException.class, () -> PoolLimit.of(pool, Duration.ofMillis(-1)));
+            var negative =
+                    assertThrows(IllegalArgumentException.class, () -> PoolLimit.of(pool, Duration.ofMillis(-1)));
             assertTrue(negative.getMessage().contains("must not be negative"), negative.getMessage());
             assertThrows(NullPointerException.class, () -> PoolLimit.of(pool, null));
             assertThrows(NullPointerException.class, () -> PoolLimit.of(null, Duration.ZERO));
             pool.close();
-            var closed = assertThrows(IllegalArgumentException.class, () -> PoolLimit.limiter(pool, Duration.ofMillis(50)));
+            var closed =
+                    assertThrows(IllegalArgumentException.class, () -> PoolLimit.limiter(pool, Duration.ofMillis(50)));
             assertTrue(closed.getMessage().contains("the pool is closed"), closed.getMessage());
         }
     }
@@ -92,7 +94,8 @@ class PoolLimitTest {
         }
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what)
+            throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos(); // a hang guard, not a speed goal
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -131,8 +134,11 @@ class PoolLimitTest {
     void whileTheResourcesCannotBeMadeTheLimitFallsToThePoolsSizeAndComesBack() throws Exception {
         TestResources res = new TestResources();
         // Validated on every borrow, so that a broken resource is never handed out again.
-        try (var pool = Pool.builder("db", res).maxSize(4).maxWait(Duration.ofMillis(200))
-                .validateAfter(Duration.ZERO).build()) {
+        try (var pool = Pool.builder("db", res)
+                .maxSize(4)
+                .maxWait(Duration.ofMillis(200))
+                .validateAfter(Duration.ZERO)
+                .build()) {
             PoolLimit limit = PoolLimit.of(pool, Duration.ofMillis(100));
             Limiter limiter = Limiter.builder("db", limit).maxWaiting(0).build();
             try (Load load = new Load(limiter, pool, 32, 5)) {
@@ -170,11 +176,13 @@ class PoolLimitTest {
         pool.close();
         Thread.sleep(PoolLimit.REFRESH_MILLIS + 10);
         assertEquals(before, limit.limit(), "a closed pool leaves the limit where it was");
-        assertThrows(PoolClosedException.class, () -> limiter.call(() -> {
-            try (var lease = pool.borrow()) {
-                return lease.get();
-            }
-        }));
+        assertThrows(
+                PoolClosedException.class,
+                () -> limiter.call(() -> {
+                    try (var lease = pool.borrow()) {
+                        return lease.get();
+                    }
+                }));
         assertEquals(0, limiter.inUse(), "no permit leaked");
     }
 }

@@ -24,23 +24,37 @@ import net.jqwik.api.constraints.IntRange;
  */
 class PoolPropertyTest {
 
-    enum Op { BORROW, RETURN, INVALIDATE, CLOSE }
+    enum Op {
+        BORROW,
+        RETURN,
+        INVALIDATE,
+        CLOSE
+    }
 
     @Provide
     Arbitrary<List<Op>> ops() {
         return Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(10, Arbitraries.just(Op.BORROW)),
-                net.jqwik.api.Tuple.of(7, Arbitraries.just(Op.RETURN)),
-                net.jqwik.api.Tuple.of(3, Arbitraries.just(Op.INVALIDATE)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.just(Op.CLOSE))).list().ofMinSize(1).ofMaxSize(60);
+                        net.jqwik.api.Tuple.of(10, Arbitraries.just(Op.BORROW)),
+                        net.jqwik.api.Tuple.of(7, Arbitraries.just(Op.RETURN)),
+                        net.jqwik.api.Tuple.of(3, Arbitraries.just(Op.INVALIDATE)),
+                        net.jqwik.api.Tuple.of(1, Arbitraries.just(Op.CLOSE)))
+                .list()
+                .ofMinSize(1)
+                .ofMaxSize(60);
     }
 
     @Property(tries = 60)
-    void sequencesKeepTheInvariants(@ForAll("ops") List<Op> ops, @ForAll @IntRange(min = 1, max = 4) int max,
-                                    @ForAll @IntRange(min = 0, max = 1000) int pick) throws Exception {
+    void sequencesKeepTheInvariants(
+            @ForAll("ops") List<Op> ops,
+            @ForAll @IntRange(min = 1, max = 4) int max,
+            @ForAll @IntRange(min = 0, max = 1000) int pick)
+            throws Exception {
         TestResources f = new TestResources();
-        Pool<TestResources.Res> p = Pool.builder("prop", f).maxSize(max).validateAfter(Duration.ZERO)
-                .closeTimeout(Duration.ZERO).build();
+        Pool<TestResources.Res> p = Pool.builder("prop", f)
+                .maxSize(max)
+                .validateAfter(Duration.ZERO)
+                .closeTimeout(Duration.ZERO)
+                .build();
         List<Lease<TestResources.Res>> held = new ArrayList<>();
         boolean closed = false;
         int i = pick;
@@ -91,11 +105,16 @@ class PoolPropertyTest {
     }
 
     @Property(tries = 10)
-    void concurrentBorrowersNeverShareAResource(@ForAll @IntRange(min = 1, max = 5) int max,
-                                                @ForAll @IntRange(min = 2, max = 40) int threads) throws Exception {
+    void concurrentBorrowersNeverShareAResource(
+            @ForAll @IntRange(min = 1, max = 5) int max, @ForAll @IntRange(min = 2, max = 40) int threads)
+            throws Exception {
         TestResources f = new TestResources();
-        Pool<TestResources.Res> p = Pool.builder("prop", f).maxSize(max).maxCreating(2).validateAfter(Duration.ZERO)
-                .maxWait(Duration.ofSeconds(30)).build();
+        Pool<TestResources.Res> p = Pool.builder("prop", f)
+                .maxSize(max)
+                .maxCreating(2)
+                .validateAfter(Duration.ZERO)
+                .maxWait(Duration.ofSeconds(30))
+                .build();
         Map<TestResources.Res, Thread> owners = new ConcurrentHashMap<>();
         AtomicInteger violations = new AtomicInteger();
         AtomicInteger maxOpen = new AtomicInteger();

@@ -26,9 +26,16 @@ class PoolStressTest {
         long seconds = Long.getLong("weft.stress.seconds", 5);
         TestResources f = new TestResources();
         int max = 8;
-        Pool<TestResources.Res> p = Pool.builder("stress", f).maxSize(max).minIdle(2).maxCreating(3)
-                .maxWait(Duration.ofMillis(50)).validateAfter(Duration.ofMillis(1)).idleTimeout(Duration.ofMillis(200))
-                .maxLifetime(Duration.ofMillis(500)).closeTimeout(Duration.ofSeconds(5)).build();
+        Pool<TestResources.Res> p = Pool.builder("stress", f)
+                .maxSize(max)
+                .minIdle(2)
+                .maxCreating(3)
+                .maxWait(Duration.ofMillis(50))
+                .validateAfter(Duration.ofMillis(1))
+                .idleTimeout(Duration.ofMillis(200))
+                .maxLifetime(Duration.ofMillis(500))
+                .closeTimeout(Duration.ofSeconds(5))
+                .build();
         Map<TestResources.Res, Boolean> held = new ConcurrentHashMap<>();
         AtomicInteger shared = new AtomicInteger();
         AtomicInteger overMax = new AtomicInteger();
@@ -52,7 +59,7 @@ class PoolStressTest {
                         try {
                             Thread.sleep(rnd.nextInt(3));
                         } finally {
-                            held.remove(l.get());    // before the lease returns it, however the sleep ends
+                            held.remove(l.get()); // before the lease returns it, however the sleep ends
                         }
                         if (rnd.nextInt(10) == 0) {
                             l.invalidate();
@@ -66,7 +73,7 @@ class PoolStressTest {
                         return;
                     }
                     if (Thread.interrupted()) {
-                        continue;   // an interrupt from the stressor: keep going
+                        continue; // an interrupt from the stressor: keep going
                     }
                 }
             }));

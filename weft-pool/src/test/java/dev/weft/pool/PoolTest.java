@@ -11,11 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -23,7 +23,10 @@ import org.junit.jupiter.api.Test;
 class PoolTest {
 
     private static Pool.Builder<TestResources.Res> pool(TestResources f, int max) {
-        return Pool.builder("test", f).maxSize(max).maxWait(Duration.ofSeconds(10)).closeTimeout(Duration.ofSeconds(5));
+        return Pool.builder("test", f)
+                .maxSize(max)
+                .maxWait(Duration.ofSeconds(10))
+                .closeTimeout(Duration.ofSeconds(5));
     }
 
     private static void await(String what, java.util.function.BooleanSupplier cond) throws InterruptedException {
@@ -93,7 +96,8 @@ class PoolTest {
     @Test
     void timeoutNamesThePoolItsSizeAndTheWait() throws Exception {
         TestResources f = new TestResources();
-        try (Pool<TestResources.Res> p = pool(f, 1).build(); Lease<TestResources.Res> held = p.borrow()) {
+        try (Pool<TestResources.Res> p = pool(f, 1).build();
+                Lease<TestResources.Res> held = p.borrow()) {
             PoolTimeoutException e = assertThrows(PoolTimeoutException.class, () -> p.borrow(Duration.ofMillis(50)));
             assertTrue(e.getMessage().contains("pool \"test\""), e.getMessage());
             assertTrue(e.getMessage().contains("maxSize 1"), e.getMessage());
@@ -282,7 +286,8 @@ class PoolTest {
     @Test
     void aBrokenIdleResourceIsValidatedAwayAndReplaced() throws Exception {
         TestResources f = new TestResources();
-        try (Pool<TestResources.Res> p = pool(f, 1).validateAfter(Duration.ofMillis(20)).build()) {
+        try (Pool<TestResources.Res> p =
+                pool(f, 1).validateAfter(Duration.ofMillis(20)).build()) {
             TestResources.Res r;
             try (Lease<TestResources.Res> l = p.borrow()) {
                 r = l.get();
@@ -304,7 +309,8 @@ class PoolTest {
     @Test
     void oldAndIdleResourcesAreEvicted() throws Exception {
         TestResources f = new TestResources();
-        try (Pool<TestResources.Res> p = pool(f, 3).idleTimeout(Duration.ofMillis(100)).build()) {
+        try (Pool<TestResources.Res> p =
+                pool(f, 3).idleTimeout(Duration.ofMillis(100)).build()) {
             List<Lease<TestResources.Res>> ls = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 ls.add(p.borrow());
@@ -314,7 +320,8 @@ class PoolTest {
             assertEquals(3, f.destroyed.get());
         }
         TestResources g = new TestResources();
-        try (Pool<TestResources.Res> p = pool(g, 1).maxLifetime(Duration.ofMillis(100)).build()) {
+        try (Pool<TestResources.Res> p =
+                pool(g, 1).maxLifetime(Duration.ofMillis(100)).build()) {
             TestResources.Res first;
             try (Lease<TestResources.Res> l = p.borrow()) {
                 first = l.get();
@@ -328,13 +335,17 @@ class PoolTest {
     void aLeakIsReportedWithTheBorrowersStack() throws Exception {
         TestResources f = new TestResources();
         BlockingQueue<LeakReport> reports = new LinkedBlockingQueue<>();
-        try (Pool<TestResources.Res> p = pool(f, 1).leakThreshold(Duration.ofMillis(50)).onLeak(reports::add).build()) {
+        try (Pool<TestResources.Res> p = pool(f, 1)
+                .leakThreshold(Duration.ofMillis(50))
+                .onLeak(reports::add)
+                .build()) {
             Lease<TestResources.Res> l = p.borrow();
             LeakReport r = reports.poll(10, TimeUnit.SECONDS);
             assertTrue(r != null, "a leak report");
             assertEquals("test", r.pool());
             assertTrue(r.held().toMillis() >= 50);
-            assertTrue(r.stack().stream().anyMatch(e -> e.getMethodName().equals("aLeakIsReportedWithTheBorrowersStack")),
+            assertTrue(
+                    r.stack().stream().anyMatch(e -> e.getMethodName().equals("aLeakIsReportedWithTheBorrowersStack")),
                     r.toText());
             assertTrue(r.toText().contains("leakThreshold"), r.toText());
             Thread.sleep(100);
@@ -388,11 +399,15 @@ class PoolTest {
     @Test
     void badOptionsAreRejectedWithTheirName() {
         TestResources f = new TestResources();
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Pool.builder("x", f).maxSize(0));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> Pool.builder("x", f).maxSize(0));
         assertTrue(e.getMessage().contains("maxSize"));
-        e = assertThrows(IllegalArgumentException.class, () -> Pool.builder("x", f).maxSize(2).minIdle(3).build());
+        e = assertThrows(
+                IllegalArgumentException.class,
+                () -> Pool.builder("x", f).maxSize(2).minIdle(3).build());
         assertTrue(e.getMessage().contains("minIdle"));
-        e = assertThrows(IllegalArgumentException.class, () -> Pool.builder("x", f).maxWait(Duration.ofMillis(-1)));
+        e = assertThrows(
+                IllegalArgumentException.class, () -> Pool.builder("x", f).maxWait(Duration.ofMillis(-1)));
         assertTrue(e.getMessage().contains("maxWait"));
         assertThrows(IllegalArgumentException.class, () -> Pool.builder(" ", f));
     }

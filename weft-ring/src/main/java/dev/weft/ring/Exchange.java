@@ -91,8 +91,10 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
         if (!claim(TIMED_OUT)) {
             return false;
         }
-        LOG.debug("{} {}: the request body did not arrive within the request-read timeout; answered 408",
-                request.getMethod(), path());
+        LOG.debug(
+                "{} {}: the request body did not arrive within the request-read timeout; answered 408",
+                request.getMethod(),
+                path());
         writeStatus(HttpStatus.REQUEST_TIMEOUT_408, "Request Timeout: the request did not arrive in time", false, true);
         interruptHandler();
         if (owner.async) {
@@ -169,9 +171,16 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
         } catch (LimitExceededException e) {
             if (claim(NO_REASON)) {
                 owner.admission.reject();
-                LOG.debug("{} {}: rejected with 503: {}", request.getMethod(), request.getHttpURI().getPath(), e.getMessage());
-                writeStatus(HttpStatus.SERVICE_UNAVAILABLE_503, "Service Unavailable: the server is at its limit of requests in flight",
-                        true, false);
+                LOG.debug(
+                        "{} {}: rejected with 503: {}",
+                        request.getMethod(),
+                        request.getHttpURI().getPath(),
+                        e.getMessage());
+                writeStatus(
+                        HttpStatus.SERVICE_UNAVAILABLE_503,
+                        "Service Unavailable: the server is at its limit of requests in flight",
+                        true,
+                        false);
             }
             return false;
         } catch (InterruptedException e) {
@@ -190,8 +199,13 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
             return;
         }
         if (any(TIMED_OUT | ABANDONED | GONE) && (Failures.interrupted(t) || bodyFailure() != null)) {
-            LOG.debug("{} {}: the handler ended by interrupt after its request {}", request.getMethod(), path(),
-                    any(TIMED_OUT) ? "timed out" : any(GONE) ? "lost its client" : "was abandoned by the server's stop");
+            LOG.debug(
+                    "{} {}: the handler ended by interrupt after its request {}",
+                    request.getMethod(),
+                    path(),
+                    any(TIMED_OUT)
+                            ? "timed out"
+                            : any(GONE) ? "lost its client" : "was abandoned by the server's stop");
         } else {
             LOG.error("{} {}: the handler failed after its request was answered", request.getMethod(), path(), t);
         }
@@ -207,7 +221,12 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
         Throwable failure = bodyFailure();
         if (failure != null) {
             int status = Failures.clientStatus(failure);
-            LOG.debug("{} {}: reading the request body failed; answered {}", request.getMethod(), path(), status, failure);
+            LOG.debug(
+                    "{} {}: reading the request body failed; answered {}",
+                    request.getMethod(),
+                    path(),
+                    status,
+                    failure);
             writeStatus(status, HttpStatus.getMessage(status), false, true);
         } else {
             handlerFailed = true;
@@ -250,7 +269,8 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
      */
     private void clientFailed(Throwable cause) {
         if (!Failures.clientGone(cause)) {
-            return; // a timeout (idle, or reading the body) is answered by its own path: 408, or the request timeout's 503
+            return; // a timeout (idle, or reading the body) is answered by its own path: 408, or the request timeout's
+            // 503
         }
         if (owner.isShutdown()) {
             return; // the stop closes the connections: what is still in flight is abandoned, and counted so
@@ -259,7 +279,10 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
             return; // answered already: the write's callback reports what became of it
         }
         owner.admission.drop();
-        LOG.debug("{} {}: the client went away before the answer ({}); dropped", request.getMethod(), path(),
+        LOG.debug(
+                "{} {}: the client went away before the answer ({}); dropped",
+                request.getMethod(),
+                path(),
                 Failures.describe(cause));
         interruptHandler();
         if (owner.async) {
@@ -278,10 +301,17 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
     /** Answers a request whose Content-Length is over the body limit; runs on Jetty's thread. */
     void rejectTooLarge() {
         claim(NO_REASON);
-        LOG.debug("{} {}: a body of {} bytes is over the limit of {}; answered 413", request.getMethod(), path(),
-                request.getLength(), owner.maxBodyBytes);
-        writeStatus(HttpStatus.PAYLOAD_TOO_LARGE_413, "Payload Too Large: the request body is over the limit of "
-                + owner.maxBodyBytes + " bytes", false, true);
+        LOG.debug(
+                "{} {}: a body of {} bytes is over the limit of {}; answered 413",
+                request.getMethod(),
+                path(),
+                request.getLength(),
+                owner.maxBodyBytes);
+        writeStatus(
+                HttpStatus.PAYLOAD_TOO_LARGE_413,
+                "Payload Too Large: the request body is over the limit of " + owner.maxBodyBytes + " bytes",
+                false,
+                true);
         complete(HANDLER_DONE);
     }
 
@@ -362,7 +392,8 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
     private final class Raise extends AFn {
         @Override
         public Object invoke(Object error) {
-            Throwable t = error instanceof Throwable th ? th
+            Throwable t = error instanceof Throwable th
+                    ? th
                     : new IllegalArgumentException("raise was called with " + RingResponse.describe(error)
                             + "; pass it the Throwable that made the request fail");
             try {

@@ -123,8 +123,10 @@ abstract class ExchangeResponse extends ExchangeState implements Callback {
             answerFailure(t);
             return;
         }
-        LOG.debug("{} {}: a WebSocket response to a request that is not a WebSocket upgrade; answered 426",
-                request.getMethod(), path());
+        LOG.debug(
+                "{} {}: a WebSocket response to a request that is not a WebSocket upgrade; answered 426",
+                request.getMethod(),
+                path());
         response.getHeaders().put(HttpHeader.UPGRADE, "websocket");
         writeStatus(HttpStatus.UPGRADE_REQUIRED_426, "Upgrade Required: this resource is a WebSocket", false, false);
     }
@@ -138,8 +140,11 @@ abstract class ExchangeResponse extends ExchangeState implements Callback {
         if (!Failures.clientGone(t) && !Failures.interrupted(t)) {
             // The application's body writer failed: its bug, logged with its stack; failed() counts
             // the response as lost without logging it again.
-            LOG.error("{} {}: writing the response body failed after the status was sent; the connection is closed",
-                    request.getMethod(), path(), t);
+            LOG.error(
+                    "{} {}: writing the response body failed after the status was sent; the connection is closed",
+                    request.getMethod(),
+                    path(),
+                    t);
             lost(t, true);
         } else {
             failed(t);
@@ -231,10 +236,20 @@ abstract class ExchangeResponse extends ExchangeState implements Callback {
 
     final void dropped(String what) {
         if (any(TIMED_OUT | ABANDONED | GONE)) {
-            LOG.debug("{} {}: the handler's {} came after the request {}; dropped", request.getMethod(), path(), what,
-                    any(TIMED_OUT) ? "timed out" : any(GONE) ? "lost its client" : "was abandoned by the server's stop");
+            LOG.debug(
+                    "{} {}: the handler's {} came after the request {}; dropped",
+                    request.getMethod(),
+                    path(),
+                    what,
+                    any(TIMED_OUT)
+                            ? "timed out"
+                            : any(GONE) ? "lost its client" : "was abandoned by the server's stop");
         } else {
-            LOG.warn("{} {}: the handler answered more than once; only its first {} was sent", request.getMethod(), path(), what);
+            LOG.warn(
+                    "{} {}: the handler answered more than once; only its first {} was sent",
+                    request.getMethod(),
+                    path(),
+                    what);
         }
     }
 

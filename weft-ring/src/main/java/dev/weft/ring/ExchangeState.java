@@ -62,7 +62,7 @@ abstract class ExchangeState {
 
     /** Takes the right to answer, recording {@code reason}; false when another party has it. */
     final boolean claim(int reason) {
-        for (;;) {
+        for (; ; ) {
             int s = (int) STATE.getVolatile(this);
             if ((s & ANSWERED) != 0) {
                 return false;
@@ -75,7 +75,7 @@ abstract class ExchangeState {
 
     /** Sets completion {@code bits}; the call that makes the state FINISHED runs {@link #finished}. */
     final void complete(int bits) {
-        for (;;) {
+        for (; ; ) {
             int s = (int) STATE.getVolatile(this);
             int next = s | bits;
             if (s == next) {
@@ -107,8 +107,9 @@ abstract class ExchangeState {
     final String describeState() {
         int s = (int) STATE.getVolatile(this);
         return ((s & ANSWERED) != 0 ? "answered" : "unanswered")
-                + ((s & TIMED_OUT) != 0 ? " (timed out)" : (s & ABANDONED) != 0 ? " (abandoned)"
-                        : (s & GONE) != 0 ? " (client gone)" : "")
+                + ((s & TIMED_OUT) != 0
+                        ? " (timed out)"
+                        : (s & ABANDONED) != 0 ? " (abandoned)" : (s & GONE) != 0 ? " (client gone)" : "")
                 + ((s & RESPONDED) != 0 ? ", responded" : ", responding")
                 + ((s & HANDLER_DONE) != 0 ? ", handler done" : ", handler running");
     }

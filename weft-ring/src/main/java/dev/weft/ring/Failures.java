@@ -35,7 +35,8 @@ final class Failures {
     /** Whether {@code t} comes from an interrupt (a timeout or a stop ending the handler). */
     static boolean interrupted(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
-            if (c instanceof InterruptedException || c instanceof InterruptedIOException
+            if (c instanceof InterruptedException
+                    || c instanceof InterruptedIOException
                     || c instanceof ClosedByInterruptException) {
                 return true;
             }

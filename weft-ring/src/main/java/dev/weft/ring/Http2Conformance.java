@@ -150,7 +150,8 @@ final class Http2Conformance {
     static final class AckWritten implements HTTP2Session.FrameListener {
         @Override
         public void onOutgoingFrame(Session session, Frame frame) {
-            if (frame instanceof SettingsFrame settings && settings.isReply()
+            if (frame instanceof SettingsFrame settings
+                    && settings.isReply()
                     && session instanceof HTTP2Session http2
                     && http2.getFlowControlStrategy() instanceof AckFirstWindow window) {
                 window.acknowledged(session);
@@ -163,7 +164,8 @@ final class Http2Conformance {
      * malformed request (a 400 caused by the HPACK decoder's stream error); false otherwise.
      */
     static boolean resetMalformed(Stream stream, Throwable failure, Callback callback) {
-        if (failure instanceof HttpException.RuntimeException bad && bad.getCode() == 400
+        if (failure instanceof HttpException.RuntimeException bad
+                && bad.getCode() == 400
                 && bad.getCause() instanceof HpackException.StreamException) {
             stream.reset(new ResetFrame(stream.getId(), ErrorCode.PROTOCOL_ERROR.code), callback);
             return true;
@@ -215,7 +217,8 @@ final class Http2Conformance {
                 case DATA -> {
                     DataFrame data = (DataFrame) frame;
                     int id = data.getStreamId();
-                    if (session.getStream(id) == null && closedByClient(session, id)
+                    if (session.getStream(id) == null
+                            && closedByClient(session, id)
                             && session instanceof HTTP2Session http2) {
                         // With no stream, this only sends the RST_STREAM; Jetty then drops the
                         // DATA as before, crediting its bytes to the session's window.

@@ -37,8 +37,9 @@ final class ReadDeadlines implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
 
     private static final byte[] TIMEOUT_408 = ("HTTP/1.1 408 Request Timeout\r\n"
-            + "Content-Type: text/plain;charset=utf-8\r\nContent-Length: 54\r\nConnection: close\r\n\r\n"
-            + "Request Timeout: the request did not arrive in time.\r\n").getBytes(StandardCharsets.ISO_8859_1);
+                    + "Content-Type: text/plain;charset=utf-8\r\nContent-Length: 54\r\nConnection: close\r\n\r\n"
+                    + "Request Timeout: the request did not arrive in time.\r\n")
+            .getBytes(StandardCharsets.ISO_8859_1);
 
     private final Set<Exchange> inFlight;
     private final long timeoutNanos;
@@ -85,8 +86,10 @@ final class ReadDeadlines implements Runnable {
                 sweep(s, System.nanoTime());
             }
         } catch (Throwable t) {
-            LOG.warn("the request-read deadline check failed; it runs again in {} ms",
-                    TimeUnit.NANOSECONDS.toMillis(periodNanos), t);
+            LOG.warn(
+                    "the request-read deadline check failed; it runs again in {} ms",
+                    TimeUnit.NANOSECONDS.toMillis(periodNanos),
+                    t);
         } finally {
             schedule();
         }
@@ -125,7 +128,8 @@ final class ReadDeadlines implements Runnable {
 
     /** Answers a head that did not arrive in time: 408, then the connection is closed. */
     private static void timeOut(EndPoint endPoint) {
-        LOG.debug("a request head did not arrive within the request-read timeout from {}; answered 408",
+        LOG.debug(
+                "a request head did not arrive within the request-read timeout from {}; answered 408",
                 endPoint.getRemoteSocketAddress());
         endPoint.write(Callback.from(endPoint::close, endPoint::close), ByteBuffer.wrap(TIMEOUT_408));
     }

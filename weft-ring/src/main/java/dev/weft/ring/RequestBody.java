@@ -123,8 +123,8 @@ final class RequestBody extends InputStream {
 
     private void count(int n) throws IOException {
         if (limit >= 0 && (read += n) > limit) {
-            throw new IOException(new BadMessageException(HttpStatus.PAYLOAD_TOO_LARGE_413,
-                    "the request body is over the limit of " + limit + " bytes"));
+            throw new IOException(new BadMessageException(
+                    HttpStatus.PAYLOAD_TOO_LARGE_413, "the request body is over the limit of " + limit + " bytes"));
         }
     }
 

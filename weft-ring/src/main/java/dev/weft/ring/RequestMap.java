@@ -55,13 +55,13 @@ final class RequestMap {
      * The class of the fields Jetty parses a request's head into (package-private in Jetty): an
      * array whose {@code getField(int)} is an index, where the interface's default walks an iterator.
      */
-    private static final Class<?> PARSED_FIELDS = HttpFields.build().add("a", "b").asImmutable().getClass();
+    private static final Class<?> PARSED_FIELDS =
+            HttpFields.build().add("a", "b").asImmutable().getClass();
 
     /** Above this many header fields, duplicates are found with a hash map instead of a scan. */
     private static final int SCAN_LIMIT = 16;
 
-    private RequestMap() {
-    }
+    private RequestMap() {}
 
     /**
      * The Ring request map of {@code request}, with {@code body} as its {@code :body}. It is an
@@ -72,16 +72,17 @@ final class RequestMap {
         HttpURI uri = request.getHttpURI();
         String path = uri.getPath();
         return new PersistentArrayMap(new Object[] {
-                SERVER_PORT, Request.getServerPort(request),
-                SERVER_NAME, Request.getServerName(request),
-                REMOTE_ADDR, Request.getRemoteAddr(request),
-                URI, path == null || path.isEmpty() ? "/" : path,
-                QUERY_STRING, uri.getQuery(),
-                SCHEME, request.isSecure() ? HTTPS : HTTP,
-                REQUEST_METHOD, method(request.getMethod()),
-                PROTOCOL, protocol(request),
-                HEADERS, headers(request.getHeaders()),
-                BODY, body});
+            SERVER_PORT, Request.getServerPort(request),
+            SERVER_NAME, Request.getServerName(request),
+            REMOTE_ADDR, Request.getRemoteAddr(request),
+            URI, path == null || path.isEmpty() ? "/" : path,
+            QUERY_STRING, uri.getQuery(),
+            SCHEME, request.isSecure() ? HTTPS : HTTP,
+            REQUEST_METHOD, method(request.getMethod()),
+            PROTOCOL, protocol(request),
+            HEADERS, headers(request.getHeaders()),
+            BODY, body
+        });
     }
 
     /** "HTTP/1.1", "HTTP/1.0", or "HTTP/2" (not Jetty's "HTTP/2.0": the protocol has no minor version). */

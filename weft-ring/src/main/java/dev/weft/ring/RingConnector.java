@@ -26,7 +26,8 @@ public class RingConnector extends ServerConnector {
      * @param selectors selector threads, or -1 for Jetty's default
      * @param factories the protocols, outermost first (e.g. TLS, then HTTP/1.1)
      */
-    public RingConnector(Server server, int acceptors, int selectors, RingHandler handler, ConnectionFactory... factories) {
+    public RingConnector(
+            Server server, int acceptors, int selectors, RingHandler handler, ConnectionFactory... factories) {
         super(server, acceptors, selectors, factories);
         this.handler = Objects.requireNonNull(handler, "handler");
     }

@@ -109,8 +109,15 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
      * @throws IllegalArgumentException if a timeout is not positive, or retryAfterSeconds or
      *                                  maxBodyBytes (other than -1) is negative
      */
-    public RingHandler(IFn handler, boolean async, Limiter limiter, Duration requestTimeout, int retryAfterSeconds,
-                       long maxBodyBytes, IFn bodyWriter, Duration requestReadTimeout) {
+    public RingHandler(
+            IFn handler,
+            boolean async,
+            Limiter limiter,
+            Duration requestTimeout,
+            int retryAfterSeconds,
+            long maxBodyBytes,
+            IFn bodyWriter,
+            Duration requestReadTimeout) {
         this.handler = Objects.requireNonNull(handler, "handler");
         this.async = async;
         this.limiter = limiter;
@@ -119,12 +126,13 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
         }
         this.timeoutNanos = requestTimeout == null ? 0 : requestTimeout.toNanos();
         if (retryAfterSeconds < 0) {
-            throw new IllegalArgumentException("Retry-After must be a number of seconds >= 0; got " + retryAfterSeconds);
+            throw new IllegalArgumentException(
+                    "Retry-After must be a number of seconds >= 0; got " + retryAfterSeconds);
         }
         this.retryAfterSeconds = Integer.toString(retryAfterSeconds);
         if (maxBodyBytes < -1) {
-            throw new IllegalArgumentException("the body limit must be a number of bytes >= 0, or -1 for none; got "
-                    + maxBodyBytes);
+            throw new IllegalArgumentException(
+                    "the body limit must be a number of bytes >= 0, or -1 for none; got " + maxBodyBytes);
         }
         this.maxBodyBytes = maxBodyBytes;
         this.bodyWriter = Objects.requireNonNull(bodyWriter, "bodyWriter");
@@ -245,8 +253,8 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
      * @param maxMessageBytes    the largest text or binary message; a larger one closes the socket
      *                           with 1009 (message too big)
      */
-    public void enableWebSockets(org.eclipse.jetty.server.Server server, IFn listenerCaller, Duration idleTimeout,
-                                 long maxMessageBytes) {
+    public void enableWebSockets(
+            org.eclipse.jetty.server.Server server, IFn listenerCaller, Duration idleTimeout, long maxMessageBytes) {
         WebSockets ws = new WebSockets(threads, listenerCaller, idleTimeout, maxMessageBytes);
         ws.install(server);
         webSockets = ws;
@@ -330,9 +338,14 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
             readDeadlines.stop();
         }
         if (left > 0) {
-            LOG.warn("stopped with {} request{} still in flight; {} handler thread{} interrupted and {} response{} not sent",
-                    left, left == 1 ? "" : "s", left == 1 ? "its" : "their", left == 1 ? " was" : "s were",
-                    left == 1 ? "its" : "their", left == 1 ? "" : "s");
+            LOG.warn(
+                    "stopped with {} request{} still in flight; {} handler thread{} interrupted and {} response{} not sent",
+                    left,
+                    left == 1 ? "" : "s",
+                    left == 1 ? "its" : "their",
+                    left == 1 ? " was" : "s were",
+                    left == 1 ? "its" : "their",
+                    left == 1 ? "" : "s");
         }
         super.doStop();
     }

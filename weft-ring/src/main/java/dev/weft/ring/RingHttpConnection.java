@@ -111,9 +111,16 @@ final class RingHttpConnection extends HttpConnection {
 
     private static boolean endsWithVersion(ByteBuffer b, int start, int end) {
         int v = end - 9; // " HTTP/1.1"
-        return v >= start && b.get(v) == ' ' && b.get(v + 1) == 'H' && b.get(v + 2) == 'T' && b.get(v + 3) == 'T'
-                && b.get(v + 4) == 'P' && b.get(v + 5) == '/' && Character.isDigit(b.get(v + 6))
-                && b.get(v + 7) == '.' && Character.isDigit(b.get(v + 8));
+        return v >= start
+                && b.get(v) == ' '
+                && b.get(v + 1) == 'H'
+                && b.get(v + 2) == 'T'
+                && b.get(v + 3) == 'T'
+                && b.get(v + 4) == 'P'
+                && b.get(v + 5) == '/'
+                && Character.isDigit(b.get(v + 6))
+                && b.get(v + 7) == '.'
+                && Character.isDigit(b.get(v + 8));
     }
 
     /** Called as a request of this connection enters the handler. */

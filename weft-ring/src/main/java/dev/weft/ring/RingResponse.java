@@ -27,8 +27,7 @@ public final class RingResponse {
     static final Keyword WS_LISTENER = Keyword.intern("ring.websocket", "listener");
     static final Keyword WS_PROTOCOL = Keyword.intern("ring.websocket", "protocol");
 
-    private RingResponse() {
-    }
+    private RingResponse() {}
 
     /**
      * Sets the status and headers of {@code response} from the Ring response map {@code ring} and
@@ -109,8 +108,8 @@ public final class RingResponse {
                 return (int) code;
             }
         }
-        throw new IllegalArgumentException("the response's :status is " + describe(status)
-                + "; it must be an integer from 100 to 599, e.g. 200");
+        throw new IllegalArgumentException(
+                "the response's :status is " + describe(status) + "; it must be an integer from 100 to 599, e.g. 200");
     }
 
     private static void addHeader(HttpFields.Mutable fields, Object name, Object value) {
@@ -125,8 +124,8 @@ public final class RingResponse {
         if (value instanceof Iterable<?> values) {
             for (Object v : values) {
                 if (!(v instanceof String s)) {
-                    throw new IllegalArgumentException("the response header \"" + header + "\" has the value " + describe(v)
-                            + " in its collection; each value must be a string");
+                    throw new IllegalArgumentException("the response header \"" + header + "\" has the value "
+                            + describe(v) + " in its collection; each value must be a string");
                 }
                 fields.add(header, s);
             }
@@ -183,8 +182,10 @@ public final class RingResponse {
         try {
             return Charset.forName(name);
         } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
-            throw new IllegalArgumentException("the response's Content-Type \"" + contentType
-                    + "\" names a charset this JVM does not know; use one such as utf-8", e);
+            throw new IllegalArgumentException(
+                    "the response's Content-Type \"" + contentType
+                            + "\" names a charset this JVM does not know; use one such as utf-8",
+                    e);
         }
     }
 
@@ -206,7 +207,10 @@ public final class RingResponse {
         if (v == null) {
             return "nil";
         }
-        if (!(v instanceof CharSequence || v instanceof Number || v instanceof Boolean || v instanceof Character
+        if (!(v instanceof CharSequence
+                || v instanceof Number
+                || v instanceof Boolean
+                || v instanceof Character
                 || v instanceof clojure.lang.Named)) {
             return "a " + v.getClass().getName();
         }

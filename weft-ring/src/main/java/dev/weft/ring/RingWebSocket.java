@@ -104,17 +104,21 @@ public final class RingWebSocket implements Session.Listener {
     public void sendAsync(Object message, IFn succeed, IFn fail) throws InterruptedException {
         checkMessage(message);
         asyncSends.acquire();
-        write(message, Callback.from(() -> {
-            asyncSends.release();
-            if (succeed != null) {
-                succeed.invoke();
-            }
-        }, x -> {
-            asyncSends.release();
-            if (fail != null) {
-                fail.invoke(x);
-            }
-        }));
+        write(
+                message,
+                Callback.from(
+                        () -> {
+                            asyncSends.release();
+                            if (succeed != null) {
+                                succeed.invoke();
+                            }
+                        },
+                        x -> {
+                            asyncSends.release();
+                            if (fail != null) {
+                                fail.invoke(x);
+                            }
+                        }));
     }
 
     /** Sends a ping with {@code data} (a ByteBuffer, byte array or nil) and blocks until it is written. */
@@ -160,8 +164,9 @@ public final class RingWebSocket implements Session.Listener {
 
     private static void checkMessage(Object message) {
         if (!(message instanceof CharSequence || message instanceof ByteBuffer || message instanceof byte[])) {
-            throw new IllegalArgumentException("a WebSocket message must be a String (text) or a ByteBuffer or byte array"
-                    + " (binary); got " + RingResponse.describe(message));
+            throw new IllegalArgumentException(
+                    "a WebSocket message must be a String (text) or a ByteBuffer or byte array" + " (binary); got "
+                            + RingResponse.describe(message));
         }
     }
 
@@ -175,7 +180,8 @@ public final class RingWebSocket implements Session.Listener {
         if (data instanceof byte[] a) {
             return ByteBuffer.wrap(a);
         }
-        throw new IllegalArgumentException("WebSocket data must be a ByteBuffer or byte array; got " + RingResponse.describe(data));
+        throw new IllegalArgumentException(
+                "WebSocket data must be a ByteBuffer or byte array; got " + RingResponse.describe(data));
     }
 
     private Session requireSession() {
@@ -227,14 +233,18 @@ public final class RingWebSocket implements Session.Listener {
 
     @Override
     public void onWebSocketPing(ByteBuffer payload) {
-        ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
+        ByteBuffer copy = ByteBuffer.allocate(payload.remaining())
+                .put(payload.duplicate())
+                .flip();
         session.sendPong(copy, Callback.NOOP);
         demand();
     }
 
     @Override
     public void onWebSocketPong(ByteBuffer payload) {
-        ByteBuffer copy = ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
+        ByteBuffer copy = ByteBuffer.allocate(payload.remaining())
+                .put(payload.duplicate())
+                .flip();
         deliver(ON_PONG, copy, null, true);
     }
 
@@ -279,7 +289,7 @@ public final class RingWebSocket implements Session.Listener {
     }
 
     private void runEvents() {
-        for (;;) {
+        for (; ; ) {
             Runnable r;
             while ((r = events.poll()) != null) {
                 r.run();

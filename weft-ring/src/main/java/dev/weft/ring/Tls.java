@@ -41,7 +41,8 @@ public final class Tls {
     private final Path keyPem;
     private final SslContextFactory.Server factory = new SslContextFactory.Server();
 
-    private Tls(Path keyStore, String keyStoreType, String keyStorePassword, String keyPassword, Path certPem, Path keyPem)
+    private Tls(
+            Path keyStore, String keyStoreType, String keyStorePassword, String keyPassword, Path certPem, Path keyPem)
             throws IOException, GeneralSecurityException {
         this.keyStore = keyStore;
         this.keyStoreType = keyStoreType;
@@ -72,7 +73,12 @@ public final class Tls {
      * KEY", RSA or EC), as issued by Let's Encrypt and most tools.
      */
     public static Tls pem(Path certificateChain, Path privateKey) throws IOException, GeneralSecurityException {
-        return new Tls(null, null, null, null, Objects.requireNonNull(certificateChain, "certificateChain"),
+        return new Tls(
+                null,
+                null,
+                null,
+                null,
+                Objects.requireNonNull(certificateChain, "certificateChain"),
                 Objects.requireNonNull(privateKey, "privateKey"));
     }
 
@@ -134,7 +140,8 @@ public final class Tls {
 
     private static PrivateKey privateKey(Path file) throws IOException, GeneralSecurityException {
         String pem = Files.readString(file, StandardCharsets.US_ASCII);
-        if (pem.contains("BEGIN RSA PRIVATE KEY") || pem.contains("BEGIN EC PRIVATE KEY")
+        if (pem.contains("BEGIN RSA PRIVATE KEY")
+                || pem.contains("BEGIN EC PRIVATE KEY")
                 || pem.contains("BEGIN ENCRYPTED PRIVATE KEY")) {
             throw new GeneralSecurityException(file + " holds a PKCS#1, SEC1 or encrypted key; weft reads unencrypted"
                     + " PKCS#8 (\"BEGIN PRIVATE KEY\"): convert it with"

@@ -49,12 +49,16 @@ final class WebSockets {
         if (c == null) {
             throw new IllegalStateException("WebSockets are not installed on this server");
         }
-        return c.upgrade((upgradeRequest, upgradeResponse, cb) -> {
-            if (subProtocol != null) {
-                upgradeResponse.setAcceptedSubProtocol(subProtocol);
-            }
-            return new RingWebSocket(this, listener, protocolCaller);
-        }, request, response, callback);
+        return c.upgrade(
+                (upgradeRequest, upgradeResponse, cb) -> {
+                    if (subProtocol != null) {
+                        upgradeResponse.setAcceptedSubProtocol(subProtocol);
+                    }
+                    return new RingWebSocket(this, listener, protocolCaller);
+                },
+                request,
+                response,
+                callback);
     }
 
     /** Whether a listener that is not a map can be called (ring-core's Listener protocol). */

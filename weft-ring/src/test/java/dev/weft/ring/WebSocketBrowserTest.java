@@ -56,9 +56,10 @@ class WebSocketBrowserTest {
                         :on-close (fn [_ code reason] (swap! closes conj [code reason]))}}
                       {:status 200 :headers {"content-type" "text/html"} :body page})))
                 """));
-        Object server = runServer.invoke(handler.invoke(PAGE, closes),
-                RT.map(Keyword.intern("port"), 0, Keyword.intern("host"), "127.0.0.1"));
-        try (Chromium chromium = Chromium.start(); Page page = chromium.newPage()) {
+        Object server = runServer.invoke(
+                handler.invoke(PAGE, closes), RT.map(Keyword.intern("port"), 0, Keyword.intern("host"), "127.0.0.1"));
+        try (Chromium chromium = Chromium.start();
+                Page page = chromium.newPage()) {
             int port = ((Number) RT.get(server, Keyword.intern("port"))).intValue();
             page.open("http://127.0.0.1:" + port + "/");
             @SuppressWarnings("unchecked")
@@ -74,7 +75,9 @@ class WebSocketBrowserTest {
                     && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
-            assertEquals(Clojure.read("[[4000 \"browser done\"]]"), ((clojure.lang.IDeref) closes).deref(),
+            assertEquals(
+                    Clojure.read("[[4000 \"browser done\"]]"),
+                    ((clojure.lang.IDeref) closes).deref(),
                     "the server's on-close got the browser's code and reason");
             assertEquals(List.of(), page.consoleErrors());
         } finally {

@@ -46,8 +46,7 @@ import org.slf4j.MDC;
  */
 public final class WeftMdc {
 
-    private WeftMdc() {
-    }
+    private WeftMdc() {}
 
     /**
      * Mirrors each key of {@code namesByKey} into the MDC under its name, from now on, until the

@@ -84,7 +84,10 @@ abstract class MdcConveyanceContract {
     }
 
     private String requestIdOf(String what) throws IOException {
-        return lines().stream().filter(f -> f[3].equals(what)).map(f -> f[0]).findFirst()
+        return lines().stream()
+                .filter(f -> f[3].equals(what))
+                .map(f -> f[0])
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no line '" + what + "' in " + logFile));
     }
 
@@ -126,7 +129,8 @@ abstract class MdcConveyanceContract {
             assertEquals("r-1", requestIdOf(what), what);
         }
         assertEquals("", requestIdOf("after the body"));
-        assertTrue(lines().stream().anyMatch(f -> f[3].equals("weft executor") && f[2].startsWith("weft-mdc-")),
+        assertTrue(
+                lines().stream().anyMatch(f -> f[3].equals("weft executor") && f[2].startsWith("weft-mdc-")),
                 "logged from weft's own thread");
     }
 
@@ -135,7 +139,7 @@ abstract class MdcConveyanceContract {
         ExecutorService raw = Executors.newSingleThreadExecutor();
         ExecutorService one = Context.wrap(raw);
         try {
-            raw.submit(() -> MDC.put("requestId", "the thread's own")).get();   // not through weft
+            raw.submit(() -> MDC.put("requestId", "the thread's own")).get(); // not through weft
             Context.where(REQUEST_ID, "r-2").run(() -> {
                 try {
                     one.submit(() -> log("task with r-2")).get();
@@ -144,7 +148,9 @@ abstract class MdcConveyanceContract {
                 }
             });
             one.submit(() -> log("next task")).get();
-            assertEquals("the thread's own", raw.submit(() -> MDC.get("requestId")).get(),
+            assertEquals(
+                    "the thread's own",
+                    raw.submit(() -> MDC.get("requestId")).get(),
                     "the thread's entry is back after each task");
         } finally {
             one.close();
@@ -181,8 +187,10 @@ abstract class MdcConveyanceContract {
             Context.where(REQUEST_ID, null).run(() -> log("nulled"));
         });
         List<String[]> l = lines();
-        assertEquals(List.of("inner|7", "outer|7", "|7"),
-                l.stream().map(f -> f[0] + "|" + f[1]).toList(), "a value is String.valueOf(value); null has no entry");
+        assertEquals(
+                List.of("inner|7", "outer|7", "|7"),
+                l.stream().map(f -> f[0] + "|" + f[1]).toList(),
+                "a value is String.valueOf(value); null has no entry");
         assertNull(MDC.get("requestId"));
         assertNull(MDC.get("user"));
     }
@@ -191,11 +199,11 @@ abstract class MdcConveyanceContract {
     void badMirrorsAreRefusedWithTheFix() {
         IllegalArgumentException empty = assertThrows(IllegalArgumentException.class, () -> WeftMdc.mirror(Map.of()));
         assertTrue(empty.getMessage().contains("at least one key"), empty.getMessage());
-        IllegalArgumentException blank = assertThrows(IllegalArgumentException.class,
-                () -> WeftMdc.mirror(Map.of(REQUEST_ID, " ")));
+        IllegalArgumentException blank =
+                assertThrows(IllegalArgumentException.class, () -> WeftMdc.mirror(Map.of(REQUEST_ID, " ")));
         assertTrue(blank.getMessage().contains("blank"), blank.getMessage());
-        IllegalArgumentException shared = assertThrows(IllegalArgumentException.class,
-                () -> WeftMdc.mirror(ContextKey.of("id"), ContextKey.of("id")));
+        IllegalArgumentException shared = assertThrows(
+                IllegalArgumentException.class, () -> WeftMdc.mirror(ContextKey.of("id"), ContextKey.of("id")));
         assertTrue(shared.getMessage().contains("share the MDC name \"id\""), shared.getMessage());
     }
 }

@@ -43,10 +43,9 @@ class KotlinMdcTest {
     }
 
     /** This test's log lines as "requestId|user|message". */
-    private fun lines(): List<String> =
-        Files.readAllLines(Path.of("target", "logback-mdc.log"))
-            .filter { marker in it }
-            .map { it.split("|", limit = 4).let { f -> "${f[0]}|${f[1]}|${f[3].removePrefix("$marker ")}" } }
+    private fun lines(): List<String> = Files.readAllLines(Path.of("target", "logback-mdc.log"))
+        .filter { marker in it }
+        .map { it.split("|", limit = 4).let { f -> "${f[0]}|${f[1]}|${f[3].removePrefix("$marker ")}" } }
 
     @Test
     fun `the mirror follows a coroutine that carries WeftContext across resumes`() {
@@ -54,7 +53,13 @@ class KotlinMdcTest {
             runBlocking(Dispatchers.Virtual + WeftContext()) {
                 delay(5)
                 log.info("$marker after a resume")
-                (1..5).map { i -> async { delay(5); log.info("$marker child $i"); MDC.get("requestId") } }.awaitAll()
+                (1..5).map { i ->
+                    async {
+                        delay(5)
+                        log.info("$marker child $i")
+                        MDC.get("requestId")
+                    }
+                }.awaitAll()
                     .forEach { assertEquals("r-k", it) }
             }
         }
@@ -66,13 +71,16 @@ class KotlinMdcTest {
     @Test
     fun `MDCContext entries and mirrored keys are both in the lines of a coroutine`() {
         Context.where(requestId, "r-m").run {
-            MDC.put("user", "ann")                           // the application's own entry
+            MDC.put("user", "ann") // the application's own entry
             try {
                 // Created inside the binding, MDCContext's map holds requestId (mirrored) and user.
                 runBlocking(Dispatchers.Virtual + WeftContext() + MDCContext()) {
                     delay(5)
                     log.info("$marker resumed")
-                    launch { delay(5); log.info("$marker child") }.join()
+                    launch {
+                        delay(5)
+                        log.info("$marker child")
+                    }.join()
                 }
                 assertEquals("ann", MDC.get("user"), "the caller's MDC is as it was")
                 assertEquals("r-m", MDC.get("requestId"))
@@ -92,7 +100,12 @@ class KotlinMdcTest {
             }
         }
         val seen = runBlocking(Dispatchers.Virtual) {
-            (1..20).map { async { delay(1); MDC.get("requestId") } }.awaitAll()
+            (1..20).map {
+                async {
+                    delay(1)
+                    MDC.get("requestId")
+                }
+            }.awaitAll()
         }
         assertEquals(List(20) { null }, seen)
     }

@@ -37,14 +37,15 @@ final class Cdp implements WebSocket.Listener {
     private volatile WebSocket socket;
     private volatile Throwable broken;
 
-    private Cdp() {
-    }
+    private Cdp() {}
 
     static Cdp connect(HttpClient client, URI ws) throws IOException {
         Cdp cdp = new Cdp();
         try {
-            cdp.socket = client.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(30))
-                    .buildAsync(ws, cdp).get(30, TimeUnit.SECONDS);
+            cdp.socket = client.newWebSocketBuilder()
+                    .connectTimeout(Duration.ofSeconds(30))
+                    .buildAsync(ws, cdp)
+                    .get(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to " + ws, e);
@@ -67,7 +68,8 @@ final class Cdp implements WebSocket.Listener {
      */
     JsonNode send(String method, Map<String, ?> params) {
         if (broken != null) {
-            throw new DevToolsException("the DevTools connection is closed (" + broken + "); cannot send " + method, broken);
+            throw new DevToolsException(
+                    "the DevTools connection is closed (" + broken + "); cannot send " + method, broken);
         }
         int id = ids.incrementAndGet();
         ObjectNode msg = MAPPER.createObjectNode().put("id", id).put("method", method);

@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -48,6 +48,7 @@ public final class Chromium implements AutoCloseable {
 
     /** How long to wait for the browser to listen for DevTools clients. */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+
     private static final Pattern LISTENING = Pattern.compile("DevTools listening on (ws://[^\\s]+)");
 
     private final Process process;
@@ -62,7 +63,8 @@ public final class Chromium implements AutoCloseable {
         this.process = process;
         this.profile = profile;
         this.http = http;
-        this.client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        this.client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         this.shutdownHook = new Thread(this::kill, "weft-chromium-cleanup");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
@@ -74,20 +76,32 @@ public final class Chromium implements AutoCloseable {
      *                               or it did not start listening within 60 s (with its output)
      */
     public static Chromium start() throws IOException {
-        String binary = binary().orElseThrow(() -> new IllegalStateException(
-                "no Chromium found: install Debian's package with `apt-get install chromium`"
+        String binary = binary().orElseThrow(() ->
+                new IllegalStateException("no Chromium found: install Debian's package with `apt-get install chromium`"
                         + " (build/test/browser.sh does), or set WEFT_CHROMIUM to a Chromium binary"));
         Path profile = Files.createTempDirectory("weft-chromium-");
-        List<String> command = List.of(binary, "--headless=new", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--no-first-run", "--no-default-browser-check", "--disable-extensions",
-                "--disable-background-networking", "--hide-scrollbars", "--mute-audio",
-                "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-                "--user-data-dir=" + profile, "about:blank");
+        List<String> command = List.of(
+                binary,
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--no-first-run",
+                "--no-default-browser-check",
+                "--disable-extensions",
+                "--disable-background-networking",
+                "--hide-scrollbars",
+                "--mute-audio",
+                "--remote-debugging-address=127.0.0.1",
+                "--remote-debugging-port=0",
+                "--user-data-dir=" + profile,
+                "about:blank");
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         CompletableFuture<String> ws = new CompletableFuture<>();
         StringBuilder output = new StringBuilder();
         Thread.ofPlatform().daemon(true).name("weft-chromium-output").start(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader in =
+                    new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = in.readLine()) != null; ) {
                     synchronized (output) {
                         if (output.length() < 20_000) {
@@ -114,8 +128,10 @@ public final class Chromium implements AutoCloseable {
             synchronized (output) {
                 out = output.toString();
             }
-            throw new IllegalStateException("Chromium (" + binary + ") did not listen for DevTools within "
-                    + START_TIMEOUT.toSeconds() + " s: " + e + "\nits output:\n" + out, e);
+            throw new IllegalStateException(
+                    "Chromium (" + binary + ") did not listen for DevTools within " + START_TIMEOUT.toSeconds() + " s: "
+                            + e + "\nits output:\n" + out,
+                    e);
         }
     }
 
@@ -157,13 +173,17 @@ public final class Chromium implements AutoCloseable {
             throw new IllegalStateException("this Chromium is closed; start another");
         }
         HttpRequest req = HttpRequest.newBuilder(http.resolve("/json/new?about:blank"))
-                .PUT(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(30)).build();
+                .PUT(HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(30))
+                .build();
         try {
             HttpResponse<String> res = client.send(req, HttpResponse.BodyHandlers.ofString());
             if (res.statusCode() != 200) {
-                throw new IllegalStateException("Chromium refused a new tab: HTTP " + res.statusCode() + " " + res.body());
+                throw new IllegalStateException(
+                        "Chromium refused a new tab: HTTP " + res.statusCode() + " " + res.body());
             }
-            String wsUrl = Cdp.MAPPER.readTree(res.body()).path("webSocketDebuggerUrl").asText();
+            String wsUrl =
+                    Cdp.MAPPER.readTree(res.body()).path("webSocketDebuggerUrl").asText();
             Page page = new Page(Cdp.connect(client, URI.create(wsUrl)));
             pages.add(page);
             return page;

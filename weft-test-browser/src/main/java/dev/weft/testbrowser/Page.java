@@ -35,14 +35,20 @@ public final class Page implements AutoCloseable {
             String type = p.path("type").asText();
             if (type.equals("error") || type.equals("assert")) {
                 List<String> args = new ArrayList<>();
-                p.path("args").forEach(a -> args.add(a.has("value") ? a.get("value").asText() : a.path("description").asText()));
+                p.path("args")
+                        .forEach(a -> args.add(
+                                a.has("value")
+                                        ? a.get("value").asText()
+                                        : a.path("description").asText()));
                 error("console." + type + ": " + String.join(" ", args));
             }
         });
         cdp.on("Runtime.exceptionThrown", p -> {
             JsonNode d = p.path("exceptionDetails");
-            error("uncaught: " + (d.path("exception").has("description") ? d.path("exception").get("description").asText()
-                    : d.path("text").asText()));
+            error("uncaught: "
+                    + (d.path("exception").has("description")
+                            ? d.path("exception").get("description").asText()
+                            : d.path("text").asText()));
         });
         cdp.on("Log.entryAdded", p -> {
             JsonNode e = p.path("entry");
@@ -72,7 +78,8 @@ public final class Page implements AutoCloseable {
         loaded = load;
         JsonNode r = cdp.send("Page.navigate", Map.of("url", url));
         if (r.hasNonNull("errorText") && !r.get("errorText").asText().isEmpty()) {
-            throw new DevToolsException("cannot open " + url + ": " + r.get("errorText").asText(), null);
+            throw new DevToolsException(
+                    "cannot open " + url + ": " + r.get("errorText").asText(), null);
         }
         try {
             load.get(LOAD_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
@@ -92,12 +99,15 @@ public final class Page implements AutoCloseable {
      * @throws JavaScriptException when it throws or its promise rejects, with the page's description
      */
     public Object evaluate(String expression) {
-        JsonNode r = cdp.send("Runtime.evaluate", Map.of("expression", expression, "awaitPromise", true,
-                "returnByValue", true));
+        JsonNode r = cdp.send(
+                "Runtime.evaluate", Map.of("expression", expression, "awaitPromise", true, "returnByValue", true));
         if (r.has("exceptionDetails")) {
             JsonNode d = r.get("exceptionDetails");
-            String what = d.path("exception").has("description") ? d.path("exception").get("description").asText()
-                    : d.path("exception").has("value") ? d.path("exception").get("value").toString() : d.path("text").asText();
+            String what = d.path("exception").has("description")
+                    ? d.path("exception").get("description").asText()
+                    : d.path("exception").has("value")
+                            ? d.path("exception").get("value").toString()
+                            : d.path("text").asText();
             throw new JavaScriptException(expression + " threw: " + what);
         }
         JsonNode value = r.path("result").path("value");
@@ -118,8 +128,15 @@ public final class Page implements AutoCloseable {
         JsonNode size = cdp.send("Page.getLayoutMetrics", Map.of()).path("cssContentSize");
         double width = Math.max(1, Math.ceil(size.path("width").asDouble()));
         double height = Math.max(1, Math.ceil(size.path("height").asDouble()));
-        JsonNode shot = cdp.send("Page.captureScreenshot", Map.of("format", "png", "captureBeyondViewport", true,
-                "clip", Map.of("x", 0, "y", 0, "width", width, "height", height, "scale", 1)));
+        JsonNode shot = cdp.send(
+                "Page.captureScreenshot",
+                Map.of(
+                        "format",
+                        "png",
+                        "captureBeyondViewport",
+                        true,
+                        "clip",
+                        Map.of("x", 0, "y", 0, "width", width, "height", height, "scale", 1)));
         if (file.toAbsolutePath().getParent() != null) {
             Files.createDirectories(file.toAbsolutePath().getParent());
         }
@@ -129,8 +146,9 @@ public final class Page implements AutoCloseable {
 
     /** Sets the viewport's size in CSS pixels (the default is Chromium's headless 800 x 600). */
     public Page viewport(int width, int height) {
-        cdp.send("Emulation.setDeviceMetricsOverride", Map.of("width", width, "height", height,
-                "deviceScaleFactor", 1, "mobile", false));
+        cdp.send(
+                "Emulation.setDeviceMetricsOverride",
+                Map.of("width", width, "height", height, "deviceScaleFactor", 1, "mobile", false));
         return this;
     }
 

@@ -36,7 +36,8 @@ class ChromiumTest {
                 """);
         long pid;
         List<ProcessHandle> children;
-        try (Chromium chromium = Chromium.start(); Page page = chromium.newPage()) {
+        try (Chromium chromium = Chromium.start();
+                Page page = chromium.newPage()) {
             pid = chromium.pid();
             children = ProcessHandle.of(pid).orElseThrow().descendants().toList();
             page.viewport(640, 400).open(html.toUri().toString());
@@ -44,7 +45,8 @@ class ChromiumTest {
             assertEquals(42, page.evaluate("new Promise(r => setTimeout(() => r(42), 10))"), "promises are awaited");
             assertEquals(Map.of("a", List.of(1, 2)), page.evaluate("({a: [1, 2]})"));
             assertEquals(null, page.evaluate("undefined"));
-            JavaScriptException e = assertThrows(JavaScriptException.class, () -> page.evaluate("Promise.reject(new Error('nope'))"));
+            JavaScriptException e =
+                    assertThrows(JavaScriptException.class, () -> page.evaluate("Promise.reject(new Error('nope'))"));
             assertTrue(e.getMessage().contains("nope"), e.getMessage());
             page.evaluate("new Promise(r => setTimeout(r, 50))");
             List<String> errors = page.consoleErrors();
@@ -56,7 +58,9 @@ class ChromiumTest {
             byte[] head = Arrays.copyOf(Files.readAllBytes(png), 8);
             assertArrayEquals(new byte[] {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'}, head, "a PNG");
 
-            assertThrows(DevToolsException.class, () -> page.open(dir.resolve("missing.html").toUri().toString()),
+            assertThrows(
+                    DevToolsException.class,
+                    () -> page.open(dir.resolve("missing.html").toUri().toString()),
                     "a page that cannot load is an error, not a blank success");
         }
         assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "the browser ended");

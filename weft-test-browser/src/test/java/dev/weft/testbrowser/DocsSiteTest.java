@@ -27,7 +27,9 @@ import org.junit.jupiter.api.Test;
 @Tag("browser")
 class DocsSiteTest {
 
-    private static final Path SITE = Path.of(System.getProperty("weft.docs.dir", "../target/docs")).toAbsolutePath().normalize();
+    private static final Path SITE = Path.of(System.getProperty("weft.docs.dir", "../target/docs"))
+            .toAbsolutePath()
+            .normalize();
 
     @Test
     void everyPageLoadsCleanAndEveryInternalLinkResolves() throws Exception {
@@ -36,22 +38,23 @@ class DocsSiteTest {
         List<String> problems = new ArrayList<>();
         Set<Path> seen = new LinkedHashSet<>();
         Deque<Path> todo = new ArrayDeque<>(List.of(index));
-        try (Chromium chromium = Chromium.start(); Page page = chromium.newPage()) {
+        try (Chromium chromium = Chromium.start();
+                Page page = chromium.newPage()) {
             page.viewport(1200, 900);
             while (!todo.isEmpty()) {
                 Path html = todo.removeFirst();
                 if (!seen.add(html)) {
                     continue;
                 }
-                int errorsBefore = page.consoleErrors().size();      // the page keeps every page's errors
+                int errorsBefore = page.consoleErrors().size(); // the page keeps every page's errors
                 page.open(html.toUri().toString());
                 if (html.equals(index)) {
                     page.screenshot(Path.of("target/browser/docs-index.png"));
                 }
-                if (crawled(html)) {      // a Javadoc or KDoc set: its front page loads; its own links are the tool's
+                if (crawled(html)) { // a Javadoc or KDoc set: its front page loads; its own links are the tool's
                     @SuppressWarnings("unchecked")
-                    List<String> hrefs = (List<String>) page.evaluate(
-                            "Array.from(document.querySelectorAll('a[href]')).map(a => a.href)");
+                    List<String> hrefs = (List<String>)
+                            page.evaluate("Array.from(document.querySelectorAll('a[href]')).map(a => a.href)");
                     for (String href : hrefs) {
                         checkLink(html, href, todo, problems);
                     }
@@ -77,10 +80,11 @@ class DocsSiteTest {
     private static void checkLink(Path from, String href, Deque<Path> todo, List<String> problems) throws Exception {
         URI uri = URI.create(href);
         if (!"file".equals(uri.getScheme())) {
-            return;                                     // http(s) links leave the site; not checked offline
+            return; // http(s) links leave the site; not checked offline
         }
         Path target = Path.of(new URI(uri.getScheme(), uri.getAuthority(), uri.getPath(), null, null));
-        String where = SITE.relativize(from) + ": link to " + (target.startsWith(SITE) ? SITE.relativize(target) : target);
+        String where =
+                SITE.relativize(from) + ": link to " + (target.startsWith(SITE) ? SITE.relativize(target) : target);
         if (!target.startsWith(SITE)) {
             problems.add(where + " leaves the site");
             return;

@@ -21,8 +21,7 @@ import jdk.jfr.Recording;
  */
 public final class DriverWorkload {
 
-    private DriverWorkload() {
-    }
+    private DriverWorkload() {}
 
     public static void main(String[] args) throws Exception {
         String url = args[0];
@@ -30,7 +29,8 @@ public final class DriverWorkload {
         int threads = Integer.parseInt(args[2]);
         int rounds = Integer.parseInt(args[3]);
         String table = "weft_pins_" + ProcessHandle.current().pid();
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(url);
+                Statement s = c.createStatement()) {
             s.execute("CREATE TABLE " + table + " (id INT PRIMARY KEY, name VARCHAR(40))");
         }
         try (Recording r = new Recording()) {
@@ -61,7 +61,8 @@ public final class DriverWorkload {
                 System.exit(1);
             }
         } finally {
-            try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+            try (Connection c = DriverManager.getConnection(url);
+                    Statement s = c.createStatement()) {
                 s.execute("DROP TABLE " + table);
             }
         }
@@ -70,7 +71,8 @@ public final class DriverWorkload {
     /** Connect, query, prepared statement, transaction. */
     private static void round(String url, String table, int id) throws Exception {
         try (Connection c = DriverManager.getConnection(url)) {
-            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+            try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT 1")) {
                 rs.next();
             }
             try (PreparedStatement p = c.prepareStatement("SELECT ? + 1")) {

@@ -19,8 +19,7 @@ public final class Durations {
 
     private static final Pattern SIMPLE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(ms|s|m|h)");
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /**
      * A duration as people write it on a command line or in an option string: {@code 500ms},
@@ -44,7 +43,8 @@ public final class Durations {
         try {
             return Duration.parse(text.strip().toUpperCase(Locale.ROOT));
         } catch (DateTimeParseException e) {
-            throw new IllegalArgumentException("'" + text + "' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S");
+            throw new IllegalArgumentException(
+                    "'" + text + "' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S");
         }
     }
 

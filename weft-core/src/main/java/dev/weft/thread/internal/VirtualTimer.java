@@ -42,14 +42,14 @@ public final class VirtualTimer {
 
     private static final ScheduledThreadPoolExecutor EXECUTOR = create();
 
-    private VirtualTimer() {
-    }
+    private VirtualTimer() {}
 
     private static ScheduledThreadPoolExecutor create() {
-        ScheduledThreadPoolExecutor e = new ScheduledThreadPoolExecutor(1, WeftThreads.factory("timer", ThreadPolicy.VIRTUAL));
-        e.setRemoveOnCancelPolicy(true);       // a cancelled deadline or delay frees its queue entry at once
+        ScheduledThreadPoolExecutor e =
+                new ScheduledThreadPoolExecutor(1, WeftThreads.factory("timer", ThreadPolicy.VIRTUAL));
+        e.setRemoveOnCancelPolicy(true); // a cancelled deadline or delay frees its queue entry at once
         e.setKeepAliveTime(1, TimeUnit.SECONDS);
-        e.allowCoreThreadTimeOut(true);        // no thread while nothing is scheduled
+        e.allowCoreThreadTimeOut(true); // no thread while nothing is scheduled
         return e;
     }
 

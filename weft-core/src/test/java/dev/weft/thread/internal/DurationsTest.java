@@ -29,7 +29,8 @@ class DurationsTest {
         assertEquals(Duration.ofMinutes(5), Durations.parse("5m"));
         assertEquals(Duration.ofHours(1), Durations.parse("1H"));
         assertEquals(Duration.ofSeconds(30), Durations.parse("pt30s"));
-        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> Durations.parse("soon"));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> Durations.parse("soon"));
         assertEquals("'soon' is not a duration; write e.g. 500ms, 30s, 5m, 1h or PT30S", e.getMessage());
     }
 }

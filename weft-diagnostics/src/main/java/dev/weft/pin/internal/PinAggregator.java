@@ -85,7 +85,8 @@ public final class PinAggregator {
 
     private PinAggregator(int topFrames, int maxSites, boolean reachCallers) {
         if (topFrames < 1) {
-            throw new IllegalArgumentException("topFrames must be >= 1 (frames that identify a pin site); got " + topFrames);
+            throw new IllegalArgumentException(
+                    "topFrames must be >= 1 (frames that identify a pin site); got " + topFrames);
         }
         if (maxSites < 1) {
             throw new IllegalArgumentException("maxSites must be >= 1; got " + maxSites);
@@ -111,7 +112,8 @@ public final class PinAggregator {
         Objects.requireNonNull(pin, "pin");
         pins++;
         pinned = pinned.plus(pin.duration());
-        Key key = new Key(pin.reason(), siteFrames(pin.frames(), reachCallers ? depthToCaller(pin.frames()) : topFrames));
+        Key key =
+                new Key(pin.reason(), siteFrames(pin.frames(), reachCallers ? depthToCaller(pin.frames()) : topFrames));
         Stats s = sites.get(key);
         if (s == null) {
             if (sites.size() >= maxSites) {
@@ -172,9 +174,20 @@ public final class PinAggregator {
     public synchronized PinReport report(Instant from, Instant to, Duration threshold, SchedulerSamples scheduler) {
         List<PinSite> list = new ArrayList<>(sites.size());
         sites.forEach((k, s) -> list.add(s.site(k)));
-        list.sort(Comparator.comparing(PinSite::total).reversed().thenComparing(PinSite::count, Comparator.reverseOrder()));
-        return new PinReport(from, to, threshold, pins, pinned, list, otherPins, submitFailures,
-                List.copyOf(submitFailureMessages), scheduler);
+        list.sort(Comparator.comparing(PinSite::total)
+                .reversed()
+                .thenComparing(PinSite::count, Comparator.reverseOrder()));
+        return new PinReport(
+                from,
+                to,
+                threshold,
+                pins,
+                pinned,
+                list,
+                otherPins,
+                submitFailures,
+                List.copyOf(submitFailureMessages),
+                scheduler);
     }
 
     /**
@@ -235,8 +248,11 @@ public final class PinAggregator {
      * frame is looked for below ({@link PinSite#firstApplicationFrame()}).
      */
     public static boolean jdkClass(String name) {
-        return name.startsWith("java.") || name.startsWith("jdk.") || name.startsWith("sun.")
-                || name.startsWith("javax.") || name.startsWith("com.sun.");
+        return name.startsWith("java.")
+                || name.startsWith("jdk.")
+                || name.startsWith("sun.")
+                || name.startsWith("javax.")
+                || name.startsWith("com.sun.");
     }
 
     /** Method-handle and reflection plumbing: lambda forms, invokers, accessors (hidden classes included). */
@@ -248,8 +264,7 @@ public final class PinAggregator {
         return className.equals("java.lang.VirtualThread") || className.startsWith("jdk.internal.vm.Continuation");
     }
 
-    private record Key(String reason, List<PinFrame> frames) {
-    }
+    private record Key(String reason, List<PinFrame> frames) {}
 
     private static final class Stats {
         final String blockingOperation;

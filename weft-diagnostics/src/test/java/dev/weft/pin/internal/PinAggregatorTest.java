@@ -21,8 +21,15 @@ class PinAggregatorTest {
     private static final PinFrame SLEEP = new PinFrame("java.lang.Thread", "sleep", 540);
 
     private static PinEvent pin(int atMillis, int millis, String reason, PinFrame... frames) {
-        return new PinEvent(T0.plusMillis(atMillis), Duration.ofMillis(millis), reason, "LockSupport.park",
-                null, "ForkJoinPool-1-worker-1", List.of(frames), false);
+        return new PinEvent(
+                T0.plusMillis(atMillis),
+                Duration.ofMillis(millis),
+                reason,
+                "LockSupport.park",
+                null,
+                "ForkJoinPool-1-worker-1",
+                List.of(frames),
+                false);
     }
 
     @Test
@@ -30,15 +37,18 @@ class PinAggregatorTest {
         PinAggregator a = new PinAggregator(2, 10);
         PinFrame cfg = new PinFrame("com.acme.Config", "<clinit>", 12);
         PinFrame other = new PinFrame("com.acme.Cache", "<clinit>", 7);
-        a.add(pin(0, 10, "VM call to com.acme.Config.<clinit> on stack", PARK, SLEEP, cfg, new PinFrame("a.B", "c", 1)));
-        a.add(pin(5, 30, "VM call to com.acme.Config.<clinit> on stack", PARK, SLEEP, cfg, new PinFrame("x.Y", "z", 2)));
+        a.add(pin(
+                0, 10, "VM call to com.acme.Config.<clinit> on stack", PARK, SLEEP, cfg, new PinFrame("a.B", "c", 1)));
+        a.add(pin(
+                5, 30, "VM call to com.acme.Config.<clinit> on stack", PARK, SLEEP, cfg, new PinFrame("x.Y", "z", 2)));
         a.add(pin(9, 50, "VM call to com.acme.Cache.<clinit> on stack", PARK, SLEEP, other));
         PinReport r = a.report(T0, T0.plusSeconds(1), Duration.ZERO, null);
 
         assertEquals(3, r.pins());
         assertEquals(Duration.ofMillis(90), r.pinned());
         assertEquals(2, r.sites().size(), "frames past the top 2 below the machinery do not split a site");
-        assertEquals("VM call to com.acme.Cache.<clinit> on stack", r.sites().get(0).reason(), "50 ms lost ranks first");
+        assertEquals(
+                "VM call to com.acme.Cache.<clinit> on stack", r.sites().get(0).reason(), "50 ms lost ranks first");
         assertEquals(2, r.sites().get(1).count(), "the two Config pins are one site");
         assertEquals(List.of(SLEEP, cfg), r.sites().get(1).frames());
     }
@@ -52,7 +62,8 @@ class PinAggregatorTest {
         a.add(pin(1, 30, "r1", SLEEP, cfg));
         a.add(pin(2, 35, "r2", SLEEP, cache));
         PinReport r = a.report(T0, T0.plusSeconds(1), Duration.ZERO, null);
-        assertEquals(List.of("r1", "r2"), r.sites().stream().map(PinSite::reason).toList());
+        assertEquals(
+                List.of("r1", "r2"), r.sites().stream().map(PinSite::reason).toList());
         PinSite s = r.sites().getFirst();
         assertEquals(2, s.count());
         assertEquals(Duration.ofMillis(40), s.total());
@@ -66,14 +77,23 @@ class PinAggregatorTest {
     @Test
     void theSameCodeInDifferentHiddenClassesIsOneSite() {
         PinAggregator a = new PinAggregator(4, 10);
-        a.add(pin(0, 10, "VM call to p.Init/0x000000003a045400.<clinit> on stack", SLEEP,
+        a.add(pin(
+                0,
+                10,
+                "VM call to p.Init/0x000000003a045400.<clinit> on stack",
+                SLEEP,
                 new PinFrame("p.Init/0x000000003a045400", "<clinit>", 3)));
-        a.add(pin(1, 10, "VM call to p.Init/0x0000000041aa2c00.<clinit> on stack", SLEEP,
+        a.add(pin(
+                1,
+                10,
+                "VM call to p.Init/0x0000000041aa2c00.<clinit> on stack",
+                SLEEP,
                 new PinFrame("p.Init/0x0000000041aa2c00", "<clinit>", 3)));
         PinReport r = a.report(T0, T0.plusSeconds(1), Duration.ZERO, null);
         assertEquals(1, r.sites().size(), r.toText());
         assertEquals("VM call to p.Init.<clinit> on stack", r.sites().getFirst().reason());
-        assertEquals("p.Init.<clinit>(line 3)", r.sites().getFirst().frames().get(1).toString());
+        assertEquals(
+                "p.Init.<clinit>(line 3)", r.sites().getFirst().frames().get(1).toString());
     }
 
     @Test
@@ -86,7 +106,8 @@ class PinAggregatorTest {
         PinReport r = a.report(T0, T0.plusSeconds(1), Duration.ZERO, null);
         assertEquals(2, r.sites().size(), r.toText());
         assertEquals(2, r.sites().getFirst().count());
-        assertEquals("p.Init.<clinit>(line 3)", r.sites().getFirst().frames().get(1).toString());
+        assertEquals(
+                "p.Init.<clinit>(line 3)", r.sites().getFirst().frames().get(1).toString());
         assertEquals("p.Init$$Lambda.run", r.sites().get(1).frames().get(1).toString());
     }
 
@@ -113,7 +134,11 @@ class PinAggregatorTest {
         PinReport r = a.report(T0, T0.plusSeconds(1), Duration.ZERO, null);
         assertEquals(2, r.sites().size());
         assertTrue(r.sites().stream().anyMatch(s -> s.frames().equals(List.of(PARK))));
-        assertNull(r.sites().stream().filter(s -> s.frames().isEmpty()).findFirst().orElseThrow().firstApplicationFrame());
+        assertNull(r.sites().stream()
+                .filter(s -> s.frames().isEmpty())
+                .findFirst()
+                .orElseThrow()
+                .firstApplicationFrame());
         String text = r.toText();
         assertTrue(text.contains("JFR gives no reason before JDK 24"), text);
         assertTrue(text.contains("(no stack trace recorded)"), text);
@@ -147,7 +172,8 @@ class PinAggregatorTest {
 
     /** An FFM upcall that sleeps: nine frames of method-handle plumbing between the upcall and its native caller. */
     static List<PinFrame> upcallStack() {
-        List<PinFrame> f = new java.util.ArrayList<>(List.of(PARK, SLEEP, new PinFrame("com.acme.Callbacks", "compare", 30)));
+        List<PinFrame> f =
+                new java.util.ArrayList<>(List.of(PARK, SLEEP, new PinFrame("com.acme.Callbacks", "compare", 30)));
         for (int i = 0; i < 4; i++) {
             f.add(new PinFrame("java.lang.invoke.LambdaForm$DMH", "invokeStatic", -1));
         }
@@ -159,7 +185,7 @@ class PinAggregatorTest {
         for (int i = 0; i < 8; i++) {
             f.add(new PinFrame("java.lang.invoke.Invokers$Holder", "invokeExact_MT", -1));
         }
-        f.add(new PinFrame("com.acme.Sorter", "sortNative", 55));   // the caller of the native code
+        f.add(new PinFrame("com.acme.Sorter", "sortNative", 55)); // the caller of the native code
         f.add(new PinFrame("com.acme.Main", "main", 5));
         return f;
     }
@@ -167,24 +193,41 @@ class PinAggregatorTest {
     @Test
     void methodHandlePlumbingDoesNotUseUpTheFrames() {
         List<PinFrame> site = PinAggregator.siteFrames(upcallStack(), 4);
-        assertEquals(List.of("java.lang.Thread", "com.acme.Callbacks", "jdk.internal.foreign.abi.SharedUtils",
-                "jdk.internal.foreign.abi.DowncallLinker"), site.stream().map(PinFrame::className).toList());
+        assertEquals(
+                List.of(
+                        "java.lang.Thread",
+                        "com.acme.Callbacks",
+                        "jdk.internal.foreign.abi.SharedUtils",
+                        "jdk.internal.foreign.abi.DowncallLinker"),
+                site.stream().map(PinFrame::className).toList());
     }
 
     @Test
     void byDefaultWeftPinsReachesTheCallerOfNativeCode() {
         PinAggregator a = PinAggregator.reachingCallers(10);
         a.add(pin(0, 10, "Native frame or <clinit> on stack", upcallStack().toArray(PinFrame[]::new)));
-        List<PinFrame> frames = a.report(Instant.EPOCH, Instant.EPOCH, Duration.ZERO, null).sites().getFirst().frames();
+        List<PinFrame> frames = a.report(Instant.EPOCH, Instant.EPOCH, Duration.ZERO, null)
+                .sites()
+                .getFirst()
+                .frames();
         assertTrue(frames.stream().anyMatch(f -> f.className().equals("com.acme.Sorter")), frames.toString());
         assertTrue(frames.stream().noneMatch(f -> f.className().startsWith("java.lang.invoke.")), frames.toString());
-        assertEquals(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.depthToCaller(List.of(PARK, SLEEP,
-                new PinFrame("com.acme.Config", "<clinit>", 3))), "no native frame: the default");
-        List<PinFrame> jni = List.of(PARK, SLEEP, new PinFrame("com.acme.Jni", "callback", 3),
-                new PinFrame("com.acme.Jni", "call", -1, true), new PinFrame("com.acme.App", "run", 9));
+        assertEquals(
+                PinAggregator.DEFAULT_TOP_FRAMES,
+                PinAggregator.depthToCaller(List.of(PARK, SLEEP, new PinFrame("com.acme.Config", "<clinit>", 3))),
+                "no native frame: the default");
+        List<PinFrame> jni = List.of(
+                PARK,
+                SLEEP,
+                new PinFrame("com.acme.Jni", "callback", 3),
+                new PinFrame("com.acme.Jni", "call", -1, true),
+                new PinFrame("com.acme.App", "run", 9));
         assertEquals(PinAggregator.DEFAULT_TOP_FRAMES, PinAggregator.depthToCaller(jni), "reached within the default");
         assertEquals("com.acme.Jni.call(native)", jni.get(3).toString());
-        List<PinFrame> deep = new java.util.ArrayList<>(List.of(PARK, SLEEP, new PinFrame("com.acme.Callbacks", "compare", 30),
+        List<PinFrame> deep = new java.util.ArrayList<>(List.of(
+                PARK,
+                SLEEP,
+                new PinFrame("com.acme.Callbacks", "compare", 30),
                 new PinFrame("jdk.internal.foreign.abi.SharedUtils", "upcall", 10)));
         for (int i = 0; i < 14; i++) {
             deep.add(new PinFrame("java.util.concurrent.ForkJoinTask", "doExec", i));

@@ -31,6 +31,7 @@ public class StubConnection extends StubConnectionBase {
     public final AtomicInteger rollbacks = new AtomicInteger();
     /** Statements made so far, and closed so far. */
     public final AtomicInteger statements = new AtomicInteger();
+
     public final AtomicInteger statementsClosed = new AtomicInteger();
 
     StubConnection(StubDataSource source) {

@@ -27,8 +27,7 @@ public class StubDataSource implements DataSource {
     public volatile long connectMillis;
 
     /** A stub data source whose connections open at once. */
-    public StubDataSource() {
-    }
+    public StubDataSource() {}
 
     @Override
     public Connection getConnection() throws SQLException {
@@ -61,12 +60,10 @@ public class StubDataSource implements DataSource {
     }
 
     @Override
-    public void setLogWriter(PrintWriter out) {
-    }
+    public void setLogWriter(PrintWriter out) {}
 
     @Override
-    public void setLoginTimeout(int seconds) {
-    }
+    public void setLoginTimeout(int seconds) {}
 
     @Override
     public int getLoginTimeout() {

@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code weft lab}: runs the lab's scenarios and writes its reports. */
-@Command(name = "lab", sortOptions = false,
+@Command(
+        name = "lab",
+        sortOptions = false,
         customSynopsis = "weft lab [--full | --smoke] [--only NAME[,NAME]] [--list] [--out DIR] [--compare DIR]"
                 + " [--repeat N] [--jdk 21|25|PATH] [--help]",
         description = "Re-runs the articles' experiments on this machine, each next to its physical limit, and writes"
@@ -34,7 +36,9 @@ final class LabCommand implements Callable<Integer> {
     @Option(names = "--full", description = "Run the articles' original sizes (takes much longer).")
     boolean full;
 
-    @Option(names = "--smoke", description = "Run tiny sizes that only check every scenario works; figures mean nothing.")
+    @Option(
+            names = "--smoke",
+            description = "Run tiny sizes that only check every scenario works; figures mean nothing.")
     boolean smoke;
 
     @Option(names = "--only", split = ",", paramLabel = "NAME", description = "Run only these scenarios (see --list).")
@@ -46,17 +50,26 @@ final class LabCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR", description = "Where reports go (default: target/lab).")
     Path out;
 
-    @Option(names = "--compare", paramLabel = "DIR", description = "Compare every variant with the run whose output"
-            + " folder (with its results.json) is DIR: the previous figure, the change, and a flag where the change goes"
-            + " beyond the run-to-run spread (the two runs' per-round ranges do not overlap).")
+    @Option(
+            names = "--compare",
+            paramLabel = "DIR",
+            description = "Compare every variant with the run whose output"
+                    + " folder (with its results.json) is DIR: the previous figure, the change, and a flag where the change goes"
+                    + " beyond the run-to-run spread (the two runs' per-round ranges do not overlap).")
     Path compare;
 
-    @Option(names = "--repeat", paramLabel = "N", description = "Run the lab N times in a row (each run's reports in"
-            + " DIR/run-1 ... DIR/run-N) and print their verdict tables side by side, with whether every goal they all"
-            + " decide was decided the same way (default: 1).")
+    @Option(
+            names = "--repeat",
+            paramLabel = "N",
+            description = "Run the lab N times in a row (each run's reports in"
+                    + " DIR/run-1 ... DIR/run-N) and print their verdict tables side by side, with whether every goal they all"
+                    + " decide was decided the same way (default: 1).")
     int repeat = 1;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help and exit.")
     boolean help;
 
     @Override
@@ -79,11 +92,14 @@ final class LabCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (compare != null && !java.nio.file.Files.isRegularFile(compare.resolve("results.json"))) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--compare " + compare
-                    + ": no results.json there; give the output folder of an earlier ./weft lab run (e.g. a copy of target/lab)");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--compare " + compare
+                            + ": no results.json there; give the output folder of an earlier ./weft lab run (e.g. a copy of target/lab)");
         }
         if (repeat < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--repeat " + repeat + ": give a number of runs, 1 or more");
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--repeat " + repeat + ": give a number of runs, 1 or more");
         }
         if (repeat == 1) {
             return new LabRunner(out, registry).run(new LabRunner.Options(mode, only, outDir(), compare));
@@ -98,7 +114,8 @@ final class LabCommand implements Callable<Integer> {
         }
         String table = Repeats.sideBySide(runs);
         java.nio.file.Files.writeString(outDir().resolve("repeat.txt"), table);
-        out.printf("%n%d consecutive runs side by side (also in %s):%n%s", repeat, outDir().resolve("repeat.txt"), table);
+        out.printf(
+                "%n%d consecutive runs side by side (also in %s):%n%s", repeat, outDir().resolve("repeat.txt"), table);
         out.flush();
         return exit;
     }

@@ -10,7 +10,9 @@ import picocli.CommandLine.Command;
  * are weft-cli's.) Bad arguments print one line naming the problem and the usage, and exit with
  * status 2.
  */
-@Command(name = "weft", subcommands = {LabCommand.class},
+@Command(
+        name = "weft",
+        subcommands = {LabCommand.class},
         customSynopsis = "weft lab [options]",
         description = "Virtual threads made practical, fast and safe from Clojure, Java and Kotlin.")
 public final class Main {
@@ -18,8 +20,7 @@ public final class Main {
     /** Exit status for bad arguments. */
     public static final int USAGE = 2;
 
-    private Main() {
-    }
+    private Main() {}
 
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
@@ -32,8 +33,10 @@ public final class Main {
         cli.setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler((e, a) -> {
             CommandLine c = e.getCommandLine();
-            err.println(c.getCommandName().equals("weft") ? "weft: " + e.getMessage() + " (" + usage(c) + ")"
-                    : "weft " + c.getCommandName() + ": " + e.getMessage() + " (" + usage(c) + ")");
+            err.println(
+                    c.getCommandName().equals("weft")
+                            ? "weft: " + e.getMessage() + " (" + usage(c) + ")"
+                            : "weft " + c.getCommandName() + ": " + e.getMessage() + " (" + usage(c) + ")");
             return USAGE;
         });
         if (args.length == 0) {
@@ -45,6 +48,7 @@ public final class Main {
 
     /** The one-line synopsis of {@code command}, e.g. {@code usage: ./weft lab [--full] ...}. */
     static String usage(CommandLine command) {
-        return "usage: ./" + command.getHelp().synopsis(0).replaceAll("\\s+", " ").strip();
+        return "usage: ./"
+                + command.getHelp().synopsis(0).replaceAll("\\s+", " ").strip();
     }
 }

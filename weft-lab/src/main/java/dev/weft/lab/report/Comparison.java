@@ -19,8 +19,7 @@ import java.util.Objects;
  */
 public final class Comparison {
 
-    private Comparison() {
-    }
+    private Comparison() {}
 
     /**
      * Reads the previous run from {@code dir} ({@code dir/results.json}).
@@ -42,8 +41,15 @@ public final class Comparison {
         for (ScenarioResult s : current.scenarios()) {
             scenarios.add(compare(s, previous));
         }
-        return new LabResult(current.formatVersion(), current.jdk(), current.cores(), current.mode(), current.started(),
-                current.seconds(), previousName, scenarios);
+        return new LabResult(
+                current.formatVersion(),
+                current.jdk(),
+                current.cores(),
+                current.mode(),
+                current.started(),
+                current.seconds(),
+                previousName,
+                scenarios);
     }
 
     /**
@@ -53,18 +59,24 @@ public final class Comparison {
     public static ScenarioResult compare(ScenarioResult s, LabResult previous) {
         ScenarioResult before = previous.scenarios().stream()
                 .filter(p -> p.name().equals(s.name()) && Objects.equals(p.jdkMajor(), s.jdkMajor()))
-                .findFirst().orElse(null);
+                .findFirst()
+                .orElse(null);
         if (before == null) {
             return s;
         }
-        return s.withVariants(s.variants().stream().map(v -> before.variants().stream()
-                .filter(p -> p.name().equals(v.name()) && p.unit().equals(v.unit()))
-                .findFirst().map(p -> v.withPrevious(previous(v, p))).orElse(v)).toList());
+        return s.withVariants(s.variants().stream()
+                .map(v -> before.variants().stream()
+                        .filter(p -> p.name().equals(v.name()) && p.unit().equals(v.unit()))
+                        .findFirst()
+                        .map(p -> v.withPrevious(previous(v, p)))
+                        .orElse(v))
+                .toList());
     }
 
     static Variant.Previous previous(Variant now, Variant then) {
         double change = then.value() == 0 ? 0 : (now.value() - then.value()) / then.value();
-        Boolean beyond = now.rounds().isEmpty() || then.rounds().isEmpty() ? null
+        Boolean beyond = now.rounds().isEmpty() || then.rounds().isEmpty()
+                ? null
                 : max(now.rounds()) < min(then.rounds()) || min(now.rounds()) > max(then.rounds());
         return new Variant.Previous(then.value(), then.rounds(), change, beyond);
     }
@@ -94,9 +106,12 @@ public final class Comparison {
             }
             boolean worse = v.lowerIsBetter() ? p.change() > 0 : p.change() < 0;
             String direction = Math.abs(p.change()) < 0.0005 ? "same" : worse ? "worse" : "better";
-            String spread = p.beyondSpread() == null ? "no rounds to judge the spread"
+            String spread = p.beyondSpread() == null
+                    ? "no rounds to judge the spread"
                     : p.beyondSpread() ? "BEYOND the run-to-run spread" : "within the run-to-run spread";
-            return new Change(p.value(), String.format(Locale.ROOT, "%+.1f%%, %s, %s", 100 * p.change(), direction, spread),
+            return new Change(
+                    p.value(),
+                    String.format(Locale.ROOT, "%+.1f%%, %s, %s", 100 * p.change(), direction, spread),
                     Boolean.TRUE.equals(p.beyondSpread()));
         }
     }

@@ -15,8 +15,7 @@ public final class Json {
             .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-    private Json() {
-    }
+    private Json() {}
 
     /** Writes {@code value} to {@code file}. */
     public static void write(Path file, Object value) throws IOException {

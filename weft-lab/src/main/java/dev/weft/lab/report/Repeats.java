@@ -16,15 +16,15 @@ import java.util.Map;
  */
 public final class Repeats {
 
-    private Repeats() {
-    }
+    private Repeats() {}
 
     /** The side-by-side table and a closing line that says whether the runs agree. */
     public static String sideBySide(List<LabResult> runs) {
         Map<String, List<Goal>> byGoal = new LinkedHashMap<>();
         for (int i = 0; i < runs.size(); i++) {
             for (LabResult.ScenarioGoal sg : runs.get(i).goals()) {
-                String key = sg.scenario().name() + Table.jdkSuffix(sg.scenario(), runs.get(i)) + ": " + sg.goal().name();
+                String key = sg.scenario().name() + Table.jdkSuffix(sg.scenario(), runs.get(i)) + ": "
+                        + sg.goal().name();
                 List<Goal> cells = byGoal.computeIfAbsent(key, k -> new ArrayList<>());
                 while (cells.size() < i) {
                     cells.add(null);
@@ -46,11 +46,16 @@ public final class Repeats {
             }
             List<String> row = new ArrayList<>(List.of(e.getKey()));
             for (Goal g : cells) {
-                row.add(g == null ? "-" : g.verdictText() + " " + Table.goalFigure(g.measured(), g.unit())
-                        + " [" + Table.goalInterval(g) + (g.roundsUsed() == null ? "" : ", " + g.roundsUsed() + " rounds") + "]");
+                row.add(
+                        g == null
+                                ? "-"
+                                : g.verdictText() + " " + Table.goalFigure(g.measured(), g.unit()) + " ["
+                                        + Table.goalInterval(g)
+                                        + (g.roundsUsed() == null ? "" : ", " + g.roundsUsed() + " rounds") + "]");
             }
             boolean allDecided = cells.stream().allMatch(g -> g != null && g.met() != null);
-            boolean same = !allDecided || cells.stream().map(Goal::met).distinct().count() == 1;
+            boolean same =
+                    !allDecided || cells.stream().map(Goal::met).distinct().count() == 1;
             if (!same) {
                 disagree++;
             }
@@ -58,11 +63,18 @@ public final class Repeats {
             rows.add(row);
         }
         StringBuilder s = new StringBuilder(TextReport.aligned(new Table(header, rows), 0));
-        List<Long> inconclusive = runs.stream().map(r -> r.goals().stream().filter(g -> g.goal().inconclusive()).count()).toList();
+        List<Long> inconclusive = runs.stream()
+                .map(r ->
+                        r.goals().stream().filter(g -> g.goal().inconclusive()).count())
+                .toList();
         long worst = inconclusive.stream().mapToLong(Long::longValue).max().orElse(0);
-        s.append(String.format(Locale.ROOT, "%d run%s: %s; inconclusive goals per run %s (at most 2 wanted)%n",
-                runs.size(), runs.size() == 1 ? "" : "s",
-                disagree == 0 ? "every goal decided in all runs was decided the same way"
+        s.append(String.format(
+                Locale.ROOT,
+                "%d run%s: %s; inconclusive goals per run %s (at most 2 wanted)%n",
+                runs.size(),
+                runs.size() == 1 ? "" : "s",
+                disagree == 0
+                        ? "every goal decided in all runs was decided the same way"
                         : disagree + " goal" + (disagree == 1 ? "" : "s") + " decided differently (NOT reproducible)",
                 inconclusive + (worst > 2 ? ", MORE than 2 in a run" : "")));
         return s.toString();

@@ -7,7 +7,6 @@ import dev.weft.lab.Variant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * A scenario's table, as text cells, shared by the console, Markdown and HTML reports:
@@ -25,8 +24,10 @@ public record Table(List<String> header, List<List<String>> rows) {
         boolean compared = r.variants().stream().anyMatch(v -> v.previous() != null);
         // Without any limit (switch), the limit and ratio columns would be dashes only: left out.
         boolean limits = r.variants().stream().anyMatch(v -> v.limit() != null);
-        List<String> header = new ArrayList<>(limits ? List.of("variant", "measured", "published", "limit", RATIO)
-                : List.of("variant", "measured", "published"));
+        List<String> header = new ArrayList<>(
+                limits
+                        ? List.of("variant", "measured", "published", "limit", RATIO)
+                        : List.of("variant", "measured", "published"));
         if (threads) {
             header.add("peak platform threads");
         }
@@ -36,10 +37,15 @@ public record Table(List<String> header, List<List<String>> rows) {
         }
         List<List<String>> rows = new ArrayList<>();
         for (Variant v : r.variants()) {
-            List<String> row = new ArrayList<>(limits ? List.of(v.name(), measured(v), published(v), limit(v), ratio(v))
-                    : List.of(v.name(), measured(v), published(v)));
+            List<String> row = new ArrayList<>(
+                    limits
+                            ? List.of(v.name(), measured(v), published(v), limit(v), ratio(v))
+                            : List.of(v.name(), measured(v), published(v)));
             if (threads) {
-                row.add(v.peakPlatformThreads() == null ? "-" : String.format(Locale.ROOT, "%,d", v.peakPlatformThreads()));
+                row.add(
+                        v.peakPlatformThreads() == null
+                                ? "-"
+                                : String.format(Locale.ROOT, "%,d", v.peakPlatformThreads()));
             }
             if (compared) {
                 Comparison.Change c = Comparison.Change.of(v);
@@ -56,8 +62,12 @@ public record Table(List<String> header, List<List<String>> rows) {
         List<List<String>> rows = new ArrayList<>();
         for (LabResult.ScenarioGoal sg : lab.goals()) {
             Goal g = sg.goal();
-            rows.add(List.of(sg.scenario().name() + jdkSuffix(sg.scenario(), lab), g.name(), goalMeasured(g),
-                    goalInterval(g), (Goal.AT_MOST.equals(g.direction()) ? "<= " : ">= ") + target(g.target(), g.unit()),
+            rows.add(List.of(
+                    sg.scenario().name() + jdkSuffix(sg.scenario(), lab),
+                    g.name(),
+                    goalMeasured(g),
+                    goalInterval(g),
+                    (Goal.AT_MOST.equals(g.direction()) ? "<= " : ">= ") + target(g.target(), g.unit()),
                     g.verdictText()));
         }
         return new Table(List.of("scenario", "goal", "measured", "interval", "target", "verdict"), rows);
@@ -74,7 +84,8 @@ public record Table(List<String> header, List<List<String>> rows) {
         if (g.interval().level() == null) {
             return "one figure";
         }
-        return goalFigure(g.interval().low(), g.unit()) + " to " + goalFigure(g.interval().high(), g.unit())
+        return goalFigure(g.interval().low(), g.unit()) + " to "
+                + goalFigure(g.interval().high(), g.unit())
                 + String.format(Locale.ROOT, " (%s%%)", trim(100 * g.interval().level()));
     }
 
@@ -89,7 +100,8 @@ public record Table(List<String> header, List<List<String>> rows) {
         if (s.jdkMajor() == null) {
             return "";
         }
-        long sameName = lab.scenarios().stream().filter(o -> o.name().equals(s.name())).count();
+        long sameName =
+                lab.scenarios().stream().filter(o -> o.name().equals(s.name())).count();
         return sameName > 1 ? " (JDK " + s.jdkMajor() + ")" : "";
     }
 
@@ -100,12 +112,14 @@ public record Table(List<String> header, List<List<String>> rows) {
             return figure;
         }
         return figure + " (median of " + g.perRound().size() + " rounds, "
-                + goalFigure(g.spread().low(), g.unit()) + " to " + goalFigure(g.spread().high(), g.unit()) + ")";
+                + goalFigure(g.spread().low(), g.unit()) + " to "
+                + goalFigure(g.spread().high(), g.unit()) + ")";
     }
 
     /** A target as the issue states it: 1.10x, 5x, 97%, 1.3 s (no digits it did not give). */
     static String target(double v, String unit) {
-        String n = v == Math.rint(v) ? String.format(Locale.ROOT, "%,.0f", v)
+        String n = v == Math.rint(v)
+                ? String.format(Locale.ROOT, "%,.0f", v)
                 : Math.abs(v) < 10 ? String.format(Locale.ROOT, "%.2f", v) : number(v);
         return "x".equals(unit) ? n + "x" : "%".equals(unit) ? n + "%" : n + " " + unit;
     }
@@ -130,7 +144,8 @@ public record Table(List<String> header, List<List<String>> rows) {
     /** The published cell: a figure, or a range as the article gave it. */
     static String published(Variant v) {
         if (v.publishedRange() != null) {
-            return number(v.publishedRange().get(0)) + "-" + number(v.publishedRange().get(1)) + " " + v.unit();
+            return number(v.publishedRange().get(0)) + "-"
+                    + number(v.publishedRange().get(1)) + " " + v.unit();
         }
         return withUnit(v.published(), v.unit());
     }
@@ -149,7 +164,8 @@ public record Table(List<String> header, List<List<String>> rows) {
         if (v.ratio() == null) {
             return "-";
         }
-        return v.lowerIsBetter() ? ratio(v.ratio()) + "x the floor, lower is better"
+        return v.lowerIsBetter()
+                ? ratio(v.ratio()) + "x the floor, lower is better"
                 : ratio(v.ratio()) + "x of the limit, higher is better";
     }
 

@@ -9,8 +9,7 @@ import java.util.Locale;
 /** A scenario as the console shows it: an aligned table, its limit, its notes, its error. */
 public final class TextReport {
 
-    private TextReport() {
-    }
+    private TextReport() {}
 
     private static final String RED = "\u001b[1;31m";
     private static final String GREEN = "\u001b[32m";
@@ -54,11 +53,18 @@ public final class TextReport {
         for (ScenarioResult r : lab.scenarios()) {
             if (r.ranOnABusyMachine()) {
                 var m = r.machine();
-                lines.add(String.format(Locale.ROOT, "the machine was BUSY when %s%s started: other processes used %.1f of"
+                lines.add(String.format(
+                        Locale.ROOT,
+                        "the machine was BUSY when %s%s started: other processes used %.1f of"
                                 + " its %d cores (load average %s, %s stolen); its verdicts may be the machine's",
-                        r.name(), Table.jdkSuffix(r, lab), m.cpuBusyBefore() * m.cores(), m.cores(),
+                        r.name(),
+                        Table.jdkSuffix(r, lab),
+                        m.cpuBusyBefore() * m.cores(),
+                        m.cores(),
                         m.loadBefore() == null ? "unknown" : String.format(Locale.ROOT, "%.2f", m.loadBefore()),
-                        m.stealBefore() == null ? "none known" : String.format(Locale.ROOT, "%.0f%%", 100 * m.stealBefore())));
+                        m.stealBefore() == null
+                                ? "none known"
+                                : String.format(Locale.ROOT, "%.0f%%", 100 * m.stealBefore())));
             }
         }
         return lines;
@@ -83,9 +89,14 @@ public final class TextReport {
      * "OVER BUDGET", "goals NOT all met", or "FAILED" with the first line of its error.
      */
     public static String progressLine(ScenarioResult r) {
-        StringBuilder s = new StringBuilder(r.ok() ? "done" : "FAILED").append(String.format(Locale.ROOT, " in %.1f s", r.seconds()));
+        StringBuilder s = new StringBuilder(r.ok() ? "done" : "FAILED")
+                .append(String.format(Locale.ROOT, " in %.1f s", r.seconds()));
         if (r.budgetSeconds() != null) {
-            s.append(" (budget ").append(r.budgetSeconds()).append(" s").append(overBudget(r) ? ", OVER BUDGET" : "").append(')');
+            s.append(" (budget ")
+                    .append(r.budgetSeconds())
+                    .append(" s")
+                    .append(overBudget(r) ? ", OVER BUDGET" : "")
+                    .append(')');
         }
         if (!r.ok() && r.error() != null) {
             s.append(": ").append(r.error().lines().findFirst().orElse(""));
@@ -102,15 +113,22 @@ public final class TextReport {
     public static String times(LabResult lab, Integer totalBudget) {
         StringBuilder s = new StringBuilder("time:");
         for (ScenarioResult r : lab.scenarios()) {
-            s.append(String.format(Locale.ROOT, " %s%s %.1f s%s%s;", r.name(), Table.jdkSuffix(r, lab), r.seconds(),
-                    r.budgetSeconds() == null ? "" : " of " + r.budgetSeconds() + " s", overBudget(r) ? " OVER BUDGET" : ""));
+            s.append(String.format(
+                    Locale.ROOT,
+                    " %s%s %.1f s%s%s;",
+                    r.name(),
+                    Table.jdkSuffix(r, lab),
+                    r.seconds(),
+                    r.budgetSeconds() == null ? "" : " of " + r.budgetSeconds() + " s",
+                    overBudget(r) ? " OVER BUDGET" : ""));
         }
         s.setLength(s.length() - (lab.scenarios().isEmpty() ? 0 : 1));
         s.append('\n');
         if (lab.seconds() != null) {
             s.append("total: ").append(duration(lab.seconds()));
             if (totalBudget != null) {
-                s.append(lab.seconds() <= totalBudget ? ", within " : ", OVER ").append("the quick lab's budget of ")
+                s.append(lab.seconds() <= totalBudget ? ", within " : ", OVER ")
+                        .append("the quick lab's budget of ")
                         .append(duration(totalBudget));
             }
             s.append('\n');
@@ -133,7 +151,8 @@ public final class TextReport {
 
     /** One line: how many goals were met, not met and not judged, and how many scenarios failed. */
     public static String summary(LabResult lab) {
-        List<Goal> goals = lab.goals().stream().map(LabResult.ScenarioGoal::goal).toList();
+        List<Goal> goals =
+                lab.goals().stream().map(LabResult.ScenarioGoal::goal).toList();
         long met = goals.stream().filter(g -> Goal.MET.equals(g.verdict())).count();
         long notMet = goals.stream().filter(Goal::failed).count();
         long inconclusive = goals.stream().filter(Goal::inconclusive).count();
@@ -143,7 +162,11 @@ public final class TextReport {
         if (goals.isEmpty()) {
             s.append("no goals to judge");
         } else {
-            s.append(met).append(" of ").append(goals.size()).append(goals.size() == 1 ? " goal" : " goals").append(" met");
+            s.append(met)
+                    .append(" of ")
+                    .append(goals.size())
+                    .append(goals.size() == 1 ? " goal" : " goals")
+                    .append(" met");
         }
         if (notMet > 0) {
             s.append(", ").append(notMet).append(" NOT met");
@@ -154,8 +177,12 @@ public final class TextReport {
         if (notJudged > 0) {
             s.append(", ").append(notJudged).append(" not judged (smoke run)");
         }
-        s.append("; ").append(lab.scenarios().size() - failed).append(" of ").append(lab.scenarios().size())
-                .append(lab.scenarios().size() == 1 ? " scenario" : " scenarios").append(" ran to the end");
+        s.append("; ")
+                .append(lab.scenarios().size() - failed)
+                .append(" of ")
+                .append(lab.scenarios().size())
+                .append(lab.scenarios().size() == 1 ? " scenario" : " scenarios")
+                .append(" ran to the end");
         return s.toString();
     }
 
@@ -172,14 +199,24 @@ public final class TextReport {
     /** The console text of {@code r}, its name followed by {@code jdkSuffix} (" (JDK 21)" or ""). */
     static String scenario(ScenarioResult r, String jdkSuffix) {
         StringBuilder s = new StringBuilder();
-        s.append(r.name()).append(jdkSuffix).append(heading(r).substring(r.name().length())).append('\n');
+        s.append(r.name())
+                .append(jdkSuffix)
+                .append(heading(r).substring(r.name().length()))
+                .append('\n');
         Table t = Table.of(r);
         if (!t.rows().isEmpty()) {
             s.append(aligned(t, 2));
         }
         for (Goal g : r.goals()) {
-            s.append("  goal: ").append(g.name()).append(": ").append(Table.goalMeasured(g)).append(", interval ")
-                    .append(Table.goalInterval(g)).append(", ").append(g.verdictText()).append('\n');
+            s.append("  goal: ")
+                    .append(g.name())
+                    .append(": ")
+                    .append(Table.goalMeasured(g))
+                    .append(", interval ")
+                    .append(Table.goalInterval(g))
+                    .append(", ")
+                    .append(g.verdictText())
+                    .append('\n');
         }
         if (r.limitNote() != null) {
             s.append("  limit: ").append(r.limitNote()).append('\n');
@@ -188,13 +225,19 @@ public final class TextReport {
             s.append("  note: ").append(note).append('\n');
         }
         if (!r.ok()) {
-            s.append("  FAILED: ").append(r.error() == null ? "(no error recorded)" : r.error().replace("\n", "\n          ")).append('\n');
+            s.append("  FAILED: ")
+                    .append(
+                            r.error() == null
+                                    ? "(no error recorded)"
+                                    : r.error().replace("\n", "\n          "))
+                    .append('\n');
         }
         return s.append('\n').toString();
     }
 
     private static List<List<String>> concat(Table t) {
-        return java.util.stream.Stream.concat(java.util.stream.Stream.of(t.header()), t.rows().stream()).toList();
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of(t.header()), t.rows().stream())
+                .toList();
     }
 
     /** {@code t} as aligned text, indented by {@code indent} spaces: names left, figures right. */
@@ -233,7 +276,9 @@ public final class TextReport {
 
     private static char firstChar(List<String> row, int i) {
         String c = row.get(i);
-        return c.isEmpty() ? ' ' : c.charAt(0) == '-' || c.charAt(0) == '+' ? (c.length() > 1 ? c.charAt(1) : ' ') : c.charAt(0);
+        return c.isEmpty()
+                ? ' '
+                : c.charAt(0) == '-' || c.charAt(0) == '+' ? (c.length() > 1 ? c.charAt(1) : ' ') : c.charAt(0);
     }
 
     private static String pad(String cell, int width, boolean right) {

@@ -18,9 +18,18 @@ import java.util.Properties;
  * that mode, JVM start included. The quick lab's budgets add up to at most 5 minutes on 2 cores (less the runner's time);
  * the runner reports a scenario that overran its budget (it is not failed for it).
  */
-public record Descriptor(String name, String article, String title, String source, String run,
-                         List<String> jvmArgs, int timeoutSmokeSeconds, int timeoutQuickSeconds,
-                         int timeoutFullSeconds, Integer budgetQuickSeconds, Integer budgetFullSeconds) {
+public record Descriptor(
+        String name,
+        String article,
+        String title,
+        String source,
+        String run,
+        List<String> jvmArgs,
+        int timeoutSmokeSeconds,
+        int timeoutQuickSeconds,
+        int timeoutFullSeconds,
+        Integer budgetQuickSeconds,
+        Integer budgetFullSeconds) {
 
     /** Reads a descriptor; {@code origin} names where it came from in error messages. */
     static Descriptor read(InputStream in, String origin) throws IOException {

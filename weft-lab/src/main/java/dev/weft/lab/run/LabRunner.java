@@ -18,12 +18,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Locale;
 import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.List;
 
 /**
  * Runs scenarios, each in a JVM of its own, shows their progress and tables, and writes
@@ -80,42 +80,75 @@ public final class LabRunner {
         int cores = Runtime.getRuntime().availableProcessors();
         String started = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
         long runStart = System.nanoTime();
-        console.printf("weft lab: %s mode, JDK %s, %d cores, %d scenario%s -> %s%n",
+        console.printf(
+                "weft lab: %s mode, JDK %s, %d cores, %d scenario%s -> %s%n",
                 options.mode(), jdk, cores, selected.size(), selected.size() == 1 ? "" : "s", out);
         Status status = new Status(console, terminal());
 
         List<ScenarioResult> results = new ArrayList<>();
-        int runs = selected.stream().mapToInt(d -> onOtherJdks(d.name(), options.mode()) ? 1 + otherJdks().size() : 1).sum();
+        int runs = selected.stream()
+                .mapToInt(d ->
+                        onOtherJdks(d.name(), options.mode()) ? 1 + otherJdks().size() : 1)
+                .sum();
         for (Descriptor d : selected) {
             List<String> javas = new ArrayList<>(List.of(Jvm.java()));
             if (onOtherJdks(d.name(), options.mode())) {
                 javas.addAll(otherJdks());
             }
             for (int j = 0; j < javas.size(); j++) {
-                String label = String.format(Locale.ROOT, "[%d/%d] %s%s", results.size() + 1, runs, d.name(),
+                String label = String.format(
+                        Locale.ROOT,
+                        "[%d/%d] %s%s",
+                        results.size() + 1,
+                        runs,
+                        d.name(),
                         j == 0 ? "" : " on " + jdkName(javas.get(j)));
                 status.start(label);
-                ScenarioResult r = runIsolated(d, options.mode(), out, javas.get(j),
-                        j == 0 ? d.name() : d.name() + "-" + Math.abs(javas.get(j).hashCode()), label, status);
+                ScenarioResult r = runIsolated(
+                        d,
+                        options.mode(),
+                        out,
+                        javas.get(j),
+                        j == 0
+                                ? d.name()
+                                : d.name() + "-" + Math.abs(javas.get(j).hashCode()),
+                        label,
+                        status);
                 r = previous == null ? r : Comparison.compare(r, previous);
                 results.add(r);
                 status.done(label, TextReport.progressLine(r));
             }
         }
 
-        LabResult lab = new LabResult(LabResult.FORMAT_VERSION, jdk, cores, options.mode().toString(), started,
-                seconds(runStart), options.compare() == null ? null : options.compare().toString(), results);
+        LabResult lab = new LabResult(
+                LabResult.FORMAT_VERSION,
+                jdk,
+                cores,
+                options.mode().toString(),
+                started,
+                seconds(runStart),
+                options.compare() == null ? null : options.compare().toString(),
+                results);
         Json.write(out.resolve("results.json"), lab);
         MarkdownReport.write(out.resolve("report.md"), lab);
         HtmlReport.write(out.resolve("report.html"), lab);
         console.printf("%n");
-        boolean whole = options.only().isEmpty() || selected.size() == registry.all().size();
-        console.print(TextReport.consoleSummary(lab, colour(), whole && options.mode() == Mode.QUICK ? QUICK_LAB_BUDGET_SECONDS : null));
-        console.printf("wrote %s, %s and %s (each scenario's progress: %s)%n", out.resolve("results.json"),
-                out.resolve("report.md"), out.resolve("report.html"), out.resolve("work").resolve("<scenario>").resolve(PROGRESS_LOG));
-        List<String> failed = results.stream().filter(r -> !r.ok()).map(ScenarioResult::name).toList();
+        boolean whole =
+                options.only().isEmpty() || selected.size() == registry.all().size();
+        console.print(TextReport.consoleSummary(
+                lab, colour(), whole && options.mode() == Mode.QUICK ? QUICK_LAB_BUDGET_SECONDS : null));
+        console.printf(
+                "wrote %s, %s and %s (each scenario's progress: %s)%n",
+                out.resolve("results.json"),
+                out.resolve("report.md"),
+                out.resolve("report.html"),
+                out.resolve("work").resolve("<scenario>").resolve(PROGRESS_LOG));
+        List<String> failed =
+                results.stream().filter(r -> !r.ok()).map(ScenarioResult::name).toList();
         if (!failed.isEmpty()) {
-            console.printf("%d scenario%s failed: %s%n", failed.size(), failed.size() == 1 ? "" : "s", String.join(", ", failed));
+            console.printf(
+                    "%d scenario%s failed: %s%n",
+                    failed.size(), failed.size() == 1 ? "" : "s", String.join(", ", failed));
             return 1;
         }
         return 0;
@@ -155,15 +188,19 @@ public final class LabRunner {
      */
     static List<String> otherJdks() {
         String v = System.getProperty("weft.lab.other.jdks", "");
-        return java.util.Arrays.stream(v.split(",")).map(String::strip).filter(x -> !x.isEmpty()).toList();
+        return java.util.Arrays.stream(v.split(","))
+                .map(String::strip)
+                .filter(x -> !x.isEmpty())
+                .toList();
     }
 
     /**
      * Runs one scenario in a JVM of its own, with the machine's state read before it starts (the lab
      * idle for half a second) and while it runs.
      */
-    private ScenarioResult runIsolated(Descriptor d, Mode mode, Path out, String java, String workName, String label,
-                                       Status status) throws IOException {
+    private ScenarioResult runIsolated(
+            Descriptor d, Mode mode, Path out, String java, String workName, String label, Status status)
+            throws IOException {
         MachineProbe.Before before;
         try {
             before = MachineProbe.before();
@@ -171,7 +208,8 @@ public final class LabRunner {
             Thread.currentThread().interrupt();
             return Results.missing(d, mode, "interrupted", 0);
         }
-        MachineProbe.Watch watch = MachineProbe.during(before, Runtime.getRuntime().availableProcessors());
+        MachineProbe.Watch watch =
+                MachineProbe.during(before, Runtime.getRuntime().availableProcessors());
         ScenarioResult r;
         try {
             r = runProcess(d, mode, out, java, workName, label, status);
@@ -182,17 +220,21 @@ public final class LabRunner {
         return r.withMachine(watch.stop());
     }
 
-    private ScenarioResult runProcess(Descriptor d, Mode mode, Path out, String java, String workName, String label,
-                                      Status status) throws IOException {
+    private ScenarioResult runProcess(
+            Descriptor d, Mode mode, Path out, String java, String workName, String label, Status status)
+            throws IOException {
         Path work = Files.createDirectories(out.resolve("work").resolve(workName));
         Path stderr = work.resolve("stderr.log");
         long start = System.nanoTime();
         // Each progress line after the seconds since the scenario's JVM was started (where its time goes);
         // on a terminal the latest one is shown too.
-        PrintWriter progress = new PrintWriter(Files.newBufferedWriter(work.resolve(PROGRESS_LOG), StandardCharsets.UTF_8), true);
+        PrintWriter progress =
+                new PrintWriter(Files.newBufferedWriter(work.resolve(PROGRESS_LOG), StandardCharsets.UTF_8), true);
         ChildJvm child;
         try {
-            child = ChildJvm.builder(workName, ScenarioMain.class.getName()).java(java).jvmArgs(d.jvmArgs())
+            child = ChildJvm.builder(workName, ScenarioMain.class.getName())
+                    .java(java)
+                    .jvmArgs(d.jvmArgs())
                     .args(List.of(d.name(), mode.toString(), work.toString(), registry.folder()))
                     .log(work.resolve("stdout.log"))
                     .stderr(stderr)
@@ -214,19 +256,30 @@ public final class LabRunner {
             } catch (IOException noResult) {
                 if (child.process().isAlive()) {
                     child.stop();
-                    return Results.missing(d, mode, "timed out after " + timeout + " s (its limit in " + mode
-                            + " mode); stderr: " + tail(stderr), seconds(start));
+                    return Results.missing(
+                            d,
+                            mode,
+                            "timed out after " + timeout + " s (its limit in " + mode + " mode); stderr: "
+                                    + tail(stderr),
+                            seconds(start));
                 }
-                return Results.missing(d, mode, "its JVM exited with status " + child.process().exitValue()
-                        + " without a result; stderr: " + tail(stderr), seconds(start));
+                return Results.missing(
+                        d,
+                        mode,
+                        "its JVM exited with status " + child.process().exitValue() + " without a result; stderr: "
+                                + tail(stderr),
+                        seconds(start));
             }
             // The result is in: the JVM ends its helpers and exits.
             long left = Math.max(30, timeout - (long) seconds(start));
             try {
                 exit = child.awaitExit(Duration.ofSeconds(left));
             } catch (IOException hung) {
-                return Json.parse(json, ScenarioResult.class).withSeconds(seconds(start), d.budgetSeconds(mode))
-                        .failed("its JVM did not exit within " + left + " s of sending its result, and was ended", seconds(start));
+                return Json.parse(json, ScenarioResult.class)
+                        .withSeconds(seconds(start), d.budgetSeconds(mode))
+                        .failed(
+                                "its JVM did not exit within " + left + " s of sending its result, and was ended",
+                                seconds(start));
             }
         } catch (InterruptedException e) {
             child.stop();
@@ -258,7 +311,12 @@ public final class LabRunner {
             this.console = console;
             this.live = live;
             try {
-                width = Math.max(40, Integer.parseInt(System.getenv().getOrDefault("COLUMNS", "80").strip()) - 1);
+                width = Math.max(
+                        40,
+                        Integer.parseInt(System.getenv()
+                                        .getOrDefault("COLUMNS", "80")
+                                        .strip())
+                                - 1);
             } catch (NumberFormatException e) {
                 // keep 79
             }
@@ -307,7 +365,10 @@ public final class LabRunner {
         try {
             for (String line : Files.readAllLines(home.resolve("release"))) {
                 if (line.startsWith("JAVA_VERSION=")) {
-                    return "JDK " + line.substring("JAVA_VERSION=".length()).replace("\"", "").strip();
+                    return "JDK "
+                            + line.substring("JAVA_VERSION=".length())
+                                    .replace("\"", "")
+                                    .strip();
                 }
             }
         } catch (IOException | RuntimeException e) {
@@ -319,7 +380,8 @@ public final class LabRunner {
     private static String tail(Path file) {
         try {
             List<String> lines = Files.readAllLines(file);
-            return lines.isEmpty() ? "(empty)"
+            return lines.isEmpty()
+                    ? "(empty)"
                     : String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
         } catch (IOException e) {
             return "(unreadable: " + e.getMessage() + ")";

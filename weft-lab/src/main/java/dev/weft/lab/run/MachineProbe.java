@@ -18,8 +18,7 @@ final class MachineProbe {
     private static final Path STAT = Path.of("/proc/stat");
     static final long BEFORE_MS = 500;
 
-    private MachineProbe() {
-    }
+    private MachineProbe() {}
 
     /** CPU jiffies from /proc/stat's "cpu" line: busy (not idle nor iowait), stolen, and all. */
     record Cpu(long busy, long steal, long total) {
@@ -37,8 +36,7 @@ final class MachineProbe {
     }
 
     /** The state before a scenario starts: the load then, and CPU use over the next half second. */
-    record Before(Double load, Double busy, Double steal, Cpu cpu) {
-    }
+    record Before(Double load, Double busy, Double steal, Cpu cpu) {}
 
     static Before before() throws InterruptedException {
         Double load = load();
@@ -59,19 +57,22 @@ final class MachineProbe {
         private Watch(Before before, int cores) {
             this.before = before;
             this.cores = cores;
-            this.sampler = Thread.ofPlatform().name("weft-lab-machine").daemon(true).start(() -> {
-                try {
-                    while (true) {
-                        Double l = load();
-                        if (l != null) {
-                            maxLoad.accumulateAndGet(l, (x, y) -> x == null ? y : Math.max(x, y));
+            this.sampler = Thread.ofPlatform()
+                    .name("weft-lab-machine")
+                    .daemon(true)
+                    .start(() -> {
+                        try {
+                            while (true) {
+                                Double l = load();
+                                if (l != null) {
+                                    maxLoad.accumulateAndGet(l, (x, y) -> x == null ? y : Math.max(x, y));
+                                }
+                                Thread.sleep(1_000);
+                            }
+                        } catch (InterruptedException e) {
+                            // stopped
                         }
-                        Thread.sleep(1_000);
-                    }
-                } catch (InterruptedException e) {
-                    // stopped
-                }
-            });
+                    });
         }
 
         /** Ends the watch: the machine's state before and during the scenario. */
@@ -82,7 +83,9 @@ final class MachineProbe {
                 maxLoad.accumulateAndGet(l, (x, y) -> x == null ? y : Math.max(x, y));
             }
             Cpu end = cpu();
-            Double steal = end == null || before.cpu() == null ? null : end.minus(before.cpu()).stealShare();
+            Double steal = end == null || before.cpu() == null
+                    ? null
+                    : end.minus(before.cpu()).stealShare();
             boolean busy = before.busy() != null && before.busy() > Machine.BUSY_SHARE;
             return new Machine(before.load(), before.busy(), before.steal(), maxLoad.get(), steal, cores, busy);
         }

@@ -54,8 +54,10 @@ public final class Registry {
                     JarURLConnection connection = (JarURLConnection) root.openConnection();
                     connection.setUseCaches(false);
                     try (JarFile jar = connection.getJarFile()) {
-                        for (var entry : jar.stream().filter(e -> e.getName().startsWith(prefix)
-                                && e.getName().endsWith(".properties")).toList()) {
+                        for (var entry : jar.stream()
+                                .filter(e -> e.getName().startsWith(prefix)
+                                        && e.getName().endsWith(".properties"))
+                                .toList()) {
                             try (InputStream in = jar.getInputStream(entry)) {
                                 found.add(Descriptor.read(in, jar.getName() + "!/" + entry.getName()));
                             }
@@ -63,7 +65,9 @@ public final class Registry {
                     }
                 } else {
                     try (Stream<Path> files = Files.list(Path.of(root.toURI()))) {
-                        for (Path f : files.filter(f -> f.toString().endsWith(".properties")).sorted().toList()) {
+                        for (Path f : files.filter(f -> f.toString().endsWith(".properties"))
+                                .sorted()
+                                .toList()) {
                             try (InputStream in = Files.newInputStream(f)) {
                                 found.add(Descriptor.read(in, f.toString()));
                             }
@@ -79,7 +83,8 @@ public final class Registry {
         found.sort(Comparator.comparing(Descriptor::article).thenComparing(Descriptor::name));
         for (int i = 1; i < found.size(); i++) {
             if (found.get(i).name().equals(found.get(i - 1).name())) {
-                throw new IllegalArgumentException("two scenario descriptors are named " + found.get(i).name());
+                throw new IllegalArgumentException(
+                        "two scenario descriptors are named " + found.get(i).name());
             }
         }
         return new Registry(prefix, found);
@@ -108,8 +113,8 @@ public final class Registry {
     public List<Descriptor> select(List<String> names) {
         List<String> unknown = names.stream().filter(n -> !names().contains(n)).toList();
         if (!unknown.isEmpty()) {
-            throw new IllegalArgumentException("unknown scenario " + String.join(", ", unknown)
-                    + "; known: " + String.join(", ", names()));
+            throw new IllegalArgumentException(
+                    "unknown scenario " + String.join(", ", unknown) + "; known: " + String.join(", ", names()));
         }
         return scenarios.stream().filter(d -> names.contains(d.name())).toList();
     }

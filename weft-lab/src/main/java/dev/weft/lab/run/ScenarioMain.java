@@ -25,15 +25,15 @@ public final class ScenarioMain {
     /** The tag of the message that carries the scenario's result. */
     public static final String RESULT = "result";
 
-    private ScenarioMain() {
-    }
+    private ScenarioMain() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length < 3 || args.length > 4) {
             System.err.println("usage: ScenarioMain <name> <smoke|quick|full> <work-dir> [<registry folder>]");
             System.exit(2);
         }
-        Registry registry = args.length == 4 ? Registry.load(args[3], ScenarioMain.class.getClassLoader()) : Registry.load();
+        Registry registry =
+                args.length == 4 ? Registry.load(args[3], ScenarioMain.class.getClassLoader()) : Registry.load();
         Descriptor d = registry.select(java.util.List.of(args[0])).getFirst();
         Mode mode = Mode.parse(args[1]);
         Path workDir = Files.createDirectories(Path.of(args[2]));

@@ -11,13 +11,15 @@ import org.junit.jupiter.api.Test;
 /** Bad arguments: one line naming the problem and the usage, and exit status 2. */
 class CliTest {
 
-    record Run(int exit, String out, String err) {
-    }
+    record Run(int exit, String out, String err) {}
 
     static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int exit = Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        int exit = Main.run(
+                args,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 class ComparisonTest {
 
     private static ScenarioResult scenario(int jdk, Variant... variants) {
-        return new ScenarioResult("context", "t", "s", "x", jdk, null, "ok", null, 1, null, List.of(), List.of(), List.of(variants));
+        return new ScenarioResult(
+                "context", "t", "s", "x", jdk, null, "ok", null, 1, null, List.of(), List.of(), List.of(variants));
     }
 
     private static Variant ms(String name, double value, List<Double> rounds) {
@@ -31,10 +32,19 @@ class ComparisonTest {
 
     @Test
     void everyVariantGetsThePreviousFigureAndAChangeFlaggedOnlyBeyondTheSpread(@TempDir Path dir) throws Exception {
-        LabResult before = lab(scenario(25, ms("a", 100, List.of(95.0, 100.0, 104.0)), ms("b", 100, List.of(98.0, 100.0, 102.0)),
-                ms("single", 10, List.of())), scenario(21, ms("a", 500, List.of(500.0))));
-        LabResult now = lab(scenario(25, ms("a", 103, List.of(101.0, 103.0, 106.0)), ms("b", 130, List.of(125.0, 130.0, 140.0)),
-                ms("single", 9, List.of()), ms("new", 1, List.of(1.0))));
+        LabResult before = lab(
+                scenario(
+                        25,
+                        ms("a", 100, List.of(95.0, 100.0, 104.0)),
+                        ms("b", 100, List.of(98.0, 100.0, 102.0)),
+                        ms("single", 10, List.of())),
+                scenario(21, ms("a", 500, List.of(500.0))));
+        LabResult now = lab(scenario(
+                25,
+                ms("a", 103, List.of(101.0, 103.0, 106.0)),
+                ms("b", 130, List.of(125.0, 130.0, 140.0)),
+                ms("single", 9, List.of()),
+                ms("new", 1, List.of(1.0))));
         LabResult compared = Comparison.compare(now, before, "/tmp/before");
 
         List<Variant> v = compared.scenarios().getFirst().variants();
@@ -42,11 +52,19 @@ class ComparisonTest {
         assertEquals(0.03, v.get(0).previous().change(), 1e-9);
         assertFalse(v.get(0).previous().beyondSpread(), "+3% inside overlapping rounds is noise");
         assertTrue(v.get(1).previous().beyondSpread(), "+30% with disjoint rounds is a change");
-        assertTrue(Comparison.Change.of(v.get(1)).text().startsWith("+30.0%, worse, BEYOND"), Comparison.Change.of(v.get(1)).text());
+        assertTrue(
+                Comparison.Change.of(v.get(1)).text().startsWith("+30.0%, worse, BEYOND"),
+                Comparison.Change.of(v.get(1)).text());
         assertNull(v.get(2).previous().beyondSpread(), "no rounds: no judgement of the spread");
         assertNull(v.get(3).previous(), "a variant the previous run did not have");
-        assertEquals(500, Comparison.compare(scenario(21, ms("a", 400, List.of(400.0))), before).variants().getFirst()
-                .previous().value(), "scenarios are matched by JDK too");
+        assertEquals(
+                500,
+                Comparison.compare(scenario(21, ms("a", 400, List.of(400.0))), before)
+                        .variants()
+                        .getFirst()
+                        .previous()
+                        .value(),
+                "scenarios are matched by JDK too");
 
         Path file = dir.resolve("results.json");
         Json.write(file, compared);

@@ -13,13 +13,27 @@ class RepeatsTest {
 
     private static LabResult run(List<Double> contextRounds) {
         LabResult lab = SampleLab.result();
-        List<ScenarioResult> scenarios = lab.scenarios().stream().map(s -> !s.name().equals("context") ? s
-                : new ScenarioResult(s.name(), s.title(), s.source(), s.jdk(), s.jdkMajor(), s.limitNote(), s.status(),
-                        s.error(), s.seconds(), s.budgetSeconds(), s.notes(),
-                        List.of(SampleLab.goal(s.goals().getFirst().name(), 1.0, 1.10, Goal.AT_MOST, contextRounds)),
-                        s.variants())).toList();
-        return new LabResult(lab.formatVersion(), lab.jdk(), lab.cores(), lab.mode(), lab.started(), lab.seconds(),
-                null, scenarios);
+        List<ScenarioResult> scenarios = lab.scenarios().stream()
+                .map(s -> !s.name().equals("context")
+                        ? s
+                        : new ScenarioResult(
+                                s.name(),
+                                s.title(),
+                                s.source(),
+                                s.jdk(),
+                                s.jdkMajor(),
+                                s.limitNote(),
+                                s.status(),
+                                s.error(),
+                                s.seconds(),
+                                s.budgetSeconds(),
+                                s.notes(),
+                                List.of(SampleLab.goal(
+                                        s.goals().getFirst().name(), 1.0, 1.10, Goal.AT_MOST, contextRounds)),
+                                s.variants()))
+                .toList();
+        return new LabResult(
+                lab.formatVersion(), lab.jdk(), lab.cores(), lab.mode(), lab.started(), lab.seconds(), null, scenarios);
     }
 
     @Test
@@ -27,7 +41,9 @@ class RepeatsTest {
         String text = Repeats.sideBySide(List.of(run(List.of(1.01, 1.02, 1.03)), run(List.of(1.02, 1.03, 1.04))));
         assertTrue(text.lines().findFirst().orElseThrow().matches("goal +run 1 +run 2 +agree"), text);
         assertTrue(text.contains("every goal decided in all runs was decided the same way"), text);
-        assertTrue(text.contains("met 1.000x [1.010x to 1.030x (75%), 3 rounds]"), "verdict, median, interval, rounds: " + text);
+        assertTrue(
+                text.contains("met 1.000x [1.010x to 1.030x (75%), 3 rounds]"),
+                "verdict, median, interval, rounds: " + text);
         assertTrue(text.contains("(not all decided)"), "the inconclusive switch goal: " + text);
     }
 

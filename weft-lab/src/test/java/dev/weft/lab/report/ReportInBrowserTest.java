@@ -28,7 +28,8 @@ class ReportInBrowserTest {
         LabResult lab = SampleLab.result();
         Path html = Files.createDirectories(OUT).resolve("report.html");
         HtmlReport.write(html, lab);
-        try (Chromium chromium = Chromium.start(); Page page = chromium.newPage()) {
+        try (Chromium chromium = Chromium.start();
+                Page page = chromium.newPage()) {
             page.viewport(1000, 800).open(html.toUri().toString());
 
             @SuppressWarnings("unchecked")
@@ -40,23 +41,37 @@ class ReportInBrowserTest {
                               drawn: bars.filter(b => b.getBoundingClientRect().width >= 2).length,
                               inside: bars.every(b => b.getBoundingClientRect().right <= box.right + 0.5)};
                     })""");
-            long expected = lab.scenarios().stream().filter(s -> !s.variants().isEmpty()).count();
+            long expected = lab.scenarios().stream()
+                    .filter(s -> !s.variants().isEmpty())
+                    .count();
             assertTrue(charts.size() >= expected, "a chart per scenario with variants: " + charts);
             for (Map<String, Object> c : charts) {
-                assertTrue(((Number) c.get("width")).doubleValue() > 100 && ((Number) c.get("height")).doubleValue() > 40, c.toString());
+                assertTrue(
+                        ((Number) c.get("width")).doubleValue() > 100 && ((Number) c.get("height")).doubleValue() > 40,
+                        c.toString());
                 assertTrue(((Number) c.get("bars")).intValue() > 0, "a chart with bars: " + c);
                 assertEquals(c.get("bars"), c.get("drawn"), "every bar is visible: " + c);
                 assertEquals(true, c.get("inside"), "no bar overflows its chart: " + c);
             }
             assertTrue(charts.stream().anyMatch(c -> "threads".equals(c.get("kind"))), "a peak-threads chart");
 
-            assertEquals("Verdict", page.evaluate("document.querySelector('h2').textContent"), "the verdict comes first");
-            assertEquals("rgb(176, 0, 32)", page.evaluate("getComputedStyle(document.querySelector('td.not-met')).color"),
+            assertEquals(
+                    "Verdict", page.evaluate("document.querySelector('h2').textContent"), "the verdict comes first");
+            assertEquals(
+                    "rgb(176, 0, 32)",
+                    page.evaluate("getComputedStyle(document.querySelector('td.not-met')).color"),
                     "a missed goal is red");
-            assertTrue(((String) page.evaluate("document.querySelector('td.not-met').textContent")).contains("NOT met"),
+            assertTrue(
+                    ((String) page.evaluate("document.querySelector('td.not-met').textContent")).contains("NOT met"),
                     "and says so in words");
-            assertTrue(((String) page.evaluate("document.querySelector('#context h2').textContent")).contains("NOT all met"));
-            assertEquals(0L, ((Number) page.evaluate("[...document.querySelectorAll('a')].filter(a => !a.href.startsWith('http')).length")).longValue(),
+            assertTrue(((String) page.evaluate("document.querySelector('#context h2').textContent"))
+                    .contains("NOT all met"));
+            assertEquals(
+                    0L,
+                    ((Number)
+                                    page.evaluate(
+                                            "[...document.querySelectorAll('a')].filter(a => !a.href.startsWith('http')).length"))
+                            .longValue(),
                     "every link is a real URL");
             assertEquals(0L, ((Number) page.evaluate("""
                     [...document.querySelectorAll('td.fig')].filter(td => {

@@ -15,9 +15,22 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ReportTest {
 
-    private static final ScenarioResult PINNING = new ScenarioResult("pinning", "locks & <I/O>", "An article https://example.org/a",
-            "Little's law", "ok", null, 12.5, List.of("a note"), List.of(
-                    Variant.of("no-lock", "tasks/s", 64_399.2, 100_000.0, 92_000.0,
+    private static final ScenarioResult PINNING = new ScenarioResult(
+            "pinning",
+            "locks & <I/O>",
+            "An article https://example.org/a",
+            "Little's law",
+            "ok",
+            null,
+            12.5,
+            List.of("a note"),
+            List.of(
+                    Variant.of(
+                            "no-lock",
+                            "tasks/s",
+                            64_399.2,
+                            100_000.0,
+                            92_000.0,
                             Map.of("scheduler", Map.of("peak_platform_threads", 1_013L))),
                     Variant.of("reentrant-lock", "tasks/s", 97.6, 100.0, 8_500.0, Map.of()),
                     Variant.of("class-init", "tasks/s", 191.0, 200.0, null, Map.of())));
@@ -41,10 +54,20 @@ class ReportTest {
     @Test
     void theTableHasTheIssuesColumnsAndThreadsWhenRecorded() {
         Table t = Table.of(PINNING);
-        assertEquals(List.of("variant", "measured", "published", "limit", "measured vs limit", "peak platform threads"), t.header());
-        assertEquals(List.of("no-lock", "64,399 tasks/s", "92,000 tasks/s", "100,000 tasks/s",
-                "0.64x of the limit, higher is better", "1,013"), t.rows().get(0));
-        assertEquals(List.of("class-init", "191 tasks/s", "-", "200 tasks/s", "0.96x of the limit, higher is better", "-"),
+        assertEquals(
+                List.of("variant", "measured", "published", "limit", "measured vs limit", "peak platform threads"),
+                t.header());
+        assertEquals(
+                List.of(
+                        "no-lock",
+                        "64,399 tasks/s",
+                        "92,000 tasks/s",
+                        "100,000 tasks/s",
+                        "0.64x of the limit, higher is better",
+                        "1,013"),
+                t.rows().get(0));
+        assertEquals(
+                List.of("class-init", "191 tasks/s", "-", "200 tasks/s", "0.96x of the limit, higher is better", "-"),
                 t.rows().get(2));
         Variant time = Variant.of("weft-context", "ms", 110, 100.0, null, Map.of());
         assertEquals("1.10x the floor, lower is better", Table.ratio(time), "a time's limit is a floor");
@@ -58,7 +81,8 @@ class ReportTest {
         assertTrue(text.contains("  FAILED: it broke\n          at line 2"), text);
         List<String> rows = text.lines().filter(l -> l.contains("tasks/s")).toList();
         assertEquals(3, rows.size());
-        assertEquals(rows.get(0).indexOf("tasks/s"), rows.get(2).indexOf("tasks/s"), "figures are right-aligned: " + text);
+        assertEquals(
+                rows.get(0).indexOf("tasks/s"), rows.get(2).indexOf("tasks/s"), "figures are right-aligned: " + text);
     }
 
     @Test
@@ -66,17 +90,27 @@ class ReportTest {
         LabResult lab = SampleLab.result();
         String text = TextReport.consoleSummary(lab, false, 240);
         List<String> lines = text.lines().toList();
-        assertTrue(lines.getFirst().startsWith("verdict: 2 of 4 goals met, 1 NOT met, 1 inconclusive; 6 of 7 scenarios ran to the end"), text);
-        assertTrue(lines.get(1).matches("scenario +goal +measured +interval +target +verdict"), "the verdict table comes next: " + text);
-        String contextRow = lines.stream().filter(l -> l.startsWith("context ")).findFirst().orElseThrow();
+        assertTrue(
+                lines.getFirst()
+                        .startsWith(
+                                "verdict: 2 of 4 goals met, 1 NOT met, 1 inconclusive; 6 of 7 scenarios ran to the end"),
+                text);
+        assertTrue(
+                lines.get(1).matches("scenario +goal +measured +interval +target +verdict"),
+                "the verdict table comes next: " + text);
+        String contextRow =
+                lines.stream().filter(l -> l.startsWith("context ")).findFirst().orElseThrow();
         assertTrue(contextRow.endsWith("  NOT met") && contextRow.contains("1.107x (median of 3 rounds"), contextRow);
         assertTrue(contextRow.contains("1.107x to 1.210x (75%)"), "the interval beside the median: " + contextRow);
         assertTrue(lines.stream().anyMatch(l -> l.startsWith("fanout ") && l.endsWith("  met")), text);
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith("switch ") && l.endsWith("  inconclusive")),
+        assertTrue(
+                lines.stream().anyMatch(l -> l.startsWith("switch ") && l.endsWith("  inconclusive")),
                 "an interval that straddles the target decides nothing: " + text);
         assertTrue(text.contains("  http did not run to the end: FAILED"), text);
-        assertTrue(text.contains("  the machine was BUSY when context started: other processes used 1.4 of its 2 cores"
-                + " (load average 3.20, 1% stolen)"), "the verdict says where the machine was busy: " + text);
+        assertTrue(
+                text.contains("  the machine was BUSY when context started: other processes used 1.4 of its 2 cores"
+                        + " (load average 3.20, 1% stolen)"),
+                "the verdict says where the machine was busy: " + text);
         assertFalse(text.contains("BUSY when fanout"), "a quiet machine is not called busy: " + text);
         int verdict = text.indexOf("verdict:");
         int details = text.indexOf("\nfanout: N HTTP GETs");
@@ -84,7 +118,10 @@ class ReportTest {
         int times = text.indexOf("\ntime: ");
         assertTrue(verdict == 0 && verdict < details && details < pinning21 && pinning21 < times, text);
         assertTrue(text.contains("\ncontext: Context for N virtual-thread tasks (goals NOT all met)\n"), text);
-        assertTrue(text.contains("time: fanout 31.2 s of 40 s; pinning (JDK 25) 20.5 s of 30 s; pinning (JDK 21) 21.5 s of 30 s;"), text);
+        assertTrue(
+                text.contains(
+                        "time: fanout 31.2 s of 40 s; pinning (JDK 25) 20.5 s of 30 s; pinning (JDK 21) 21.5 s of 30 s;"),
+                text);
         assertTrue(text.contains(" http 120.0 s of 60 s OVER BUDGET\n"), text);
         assertTrue(text.endsWith("total: 3 min 34 s, within the quick lab's budget of 4 min\n"), text);
         assertFalse(text.contains("\u001b"), "no colour unless asked");
@@ -92,17 +129,22 @@ class ReportTest {
         String coloured = TextReport.consoleSummary(lab, true, null);
         assertTrue(coloured.contains("  \u001b[1;31mNOT met\u001b[0m"), "NOT met in red, and in words");
         assertTrue(coloured.endsWith("total: 3 min 34 s\n"), "no budget for a subset: " + coloured);
-        LabResult slow = new LabResult(lab.formatVersion(), lab.jdk(), lab.cores(), lab.mode(), lab.started(), 250.4, null,
-                lab.scenarios());
+        LabResult slow = new LabResult(
+                lab.formatVersion(), lab.jdk(), lab.cores(), lab.mode(), lab.started(), 250.4, null, lab.scenarios());
         assertTrue(TextReport.times(slow, 240).endsWith("total: 4 min 10 s, OVER the quick lab's budget of 4 min\n"));
     }
 
     @Test
     void aScenariosProgressLineEndsWithItsOutcome() {
         LabResult lab = SampleLab.result();
-        assertEquals("done in 31.2 s (budget 40 s)", TextReport.progressLine(lab.scenarios().get(0)));
-        assertEquals("done in 42.0 s (budget 45 s); goals NOT all met", TextReport.progressLine(lab.scenarios().get(3)));
-        assertEquals("FAILED in 120.0 s (budget 60 s, OVER BUDGET): timed out after 120 s",
+        assertEquals(
+                "done in 31.2 s (budget 40 s)",
+                TextReport.progressLine(lab.scenarios().get(0)));
+        assertEquals(
+                "done in 42.0 s (budget 45 s); goals NOT all met",
+                TextReport.progressLine(lab.scenarios().get(3)));
+        assertEquals(
+                "FAILED in 120.0 s (budget 60 s, OVER BUDGET): timed out after 120 s",
                 TextReport.progressLine(lab.scenarios().get(6)));
     }
 
@@ -110,8 +152,11 @@ class ReportTest {
     void markdownHasOneSectionAndTablePerScenario() {
         String md = MarkdownReport.render(new LabResult("25", 2, "quick", "now", List.of(PINNING)));
         assertTrue(md.contains("## pinning: locks & <I/O>"));
-        assertTrue(md.contains("| variant | measured | published | limit | measured vs limit | peak platform threads |"));
-        assertTrue(md.contains("| no-lock | 64,399 tasks/s | 92,000 tasks/s | 100,000 tasks/s | 0.64x of the limit, higher is better | 1,013 |"));
+        assertTrue(
+                md.contains("| variant | measured | published | limit | measured vs limit | peak platform threads |"));
+        assertTrue(
+                md.contains(
+                        "| no-lock | 64,399 tasks/s | 92,000 tasks/s | 100,000 tasks/s | 0.64x of the limit, higher is better | 1,013 |"));
         assertTrue(md.contains("**Limit.** Little's law"));
     }
 
@@ -132,8 +177,12 @@ class ReportTest {
 
     @Test
     void linearScaleWhenFiguresAreClose() {
-        String svg = HtmlReport.chart("ms", List.of(Variant.of("a", "ms", 1000, 1000.0, null, Map.of()),
-                Variant.of("b", "ms", 1300, 1000.0, 6000.0, Map.of())), null);
+        String svg = HtmlReport.chart(
+                "ms",
+                List.of(
+                        Variant.of("a", "ms", 1000, 1000.0, null, Map.of()),
+                        Variant.of("b", "ms", 1300, 1000.0, 6000.0, Map.of())),
+                null);
         assertFalse(svg.contains("log scale"), svg);
     }
 
@@ -141,7 +190,7 @@ class ReportTest {
     void variantsAtSeveralLoadsGetTheirFigureAgainstTheOfferedLoad() {
         List<Variant> overload = new java.util.ArrayList<>();
         for (String v : List.of("jetty-hikaricp", "weft-ring-admission")) {
-            for (int load : List.of(4, 1, 2)) {   // in any order: drawn by load
+            for (int load : List.of(4, 1, 2)) { // in any order: drawn by load
                 double goodput = v.startsWith("weft") ? Math.min(load, 1) * 1_950 : 1_900.0 / load;
                 overload.add(Variant.of(v + "@" + load + "x", "req/s", goodput, 2_000.0, null, Map.of()));
             }
@@ -154,8 +203,12 @@ class ReportTest {
         assertEquals(1, count(svg, "<title>limit 2,000 req/s</title>"), "the capacity across: " + svg);
         assertTrue(svg.contains("<title>weft-ring-admission@4x: 1,950 req/s</title>"), svg);
         List<LoadChart.Series> series = LoadChart.series(overload);
-        assertEquals(List.of(1.0, 2.0, 4.0), series.get(0).points().stream().map(LoadChart.Point::factor).toList());
-        assertEquals("", LoadChart.render("ms", List.of(Variant.of("a@1x", "ms", 1, null, null, Map.of()))),
+        assertEquals(
+                List.of(1.0, 2.0, 4.0),
+                series.get(0).points().stream().map(LoadChart.Point::factor).toList());
+        assertEquals(
+                "",
+                LoadChart.render("ms", List.of(Variant.of("a@1x", "ms", 1, null, null, Map.of()))),
                 "one load is no line");
         String html = HtmlReport.render(new LabResult("25", 2, "quick", "now", List.of(PINNING)));
         assertFalse(html.contains("data-kind=\"load\""), "no load chart where no variant ran at several loads");

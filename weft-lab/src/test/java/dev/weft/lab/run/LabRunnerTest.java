@@ -26,10 +26,12 @@ import org.junit.jupiter.api.io.TempDir;
 /** The runner against scenarios that succeed, throw, exit, hang and leak, all in one run. */
 class LabRunnerTest {
 
-    private static final Registry REGISTRY = Registry.load("META-INF/weft/test-scenarios/", LabRunnerTest.class.getClassLoader());
+    private static final Registry REGISTRY =
+            Registry.load("META-INF/weft/test-scenarios/", LabRunnerTest.class.getClassLoader());
 
     @TempDir
     static Path out;
+
     static int exit;
     static String console;
     static Map<String, ScenarioResult> results;
@@ -37,7 +39,8 @@ class LabRunnerTest {
     @BeforeAll
     static void runEveryTestScenarioOnce() throws Exception {
         StringWriter text = new StringWriter();
-        exit = new LabRunner(new PrintWriter(text, true), REGISTRY).run(new LabRunner.Options(Mode.SMOKE, List.of(), out));
+        exit = new LabRunner(new PrintWriter(text, true), REGISTRY)
+                .run(new LabRunner.Options(Mode.SMOKE, List.of(), out));
         console = text.toString();
         dev.weft.lab.ResultsSchema.assertValid(out.resolve("results.json"));
         LabResult lab = Json.read(out.resolve("results.json"), LabResult.class);
@@ -71,20 +74,39 @@ class LabRunnerTest {
     void theConsoleShowsOneLinePerScenarioThenTheVerdictThenTheDetails() throws Exception {
         List<String> lines = console.lines().toList();
         assertTrue(lines.getFirst().startsWith("weft lab: smoke mode, "), console);
-        assertEquals(List.of("[1/5] ok ... done", "[2/5] throws ... FAILED", "[3/5] exits ... FAILED",
-                        "[4/5] hangs ... FAILED", "[5/5] leaves-helper ... done"),
-                lines.subList(1, 6).stream().map(l -> l.replaceAll(" in [0-9.]+ s.*", "")).toList(), console);
-        assertTrue(lines.get(2).endsWith(": java.lang.IllegalStateException: the scenario broke on purpose"), lines.get(2));
+        assertEquals(
+                List.of(
+                        "[1/5] ok ... done",
+                        "[2/5] throws ... FAILED",
+                        "[3/5] exits ... FAILED",
+                        "[4/5] hangs ... FAILED",
+                        "[5/5] leaves-helper ... done"),
+                lines.subList(1, 6).stream()
+                        .map(l -> l.replaceAll(" in [0-9.]+ s.*", ""))
+                        .toList(),
+                console);
+        assertTrue(
+                lines.get(2).endsWith(": java.lang.IllegalStateException: the scenario broke on purpose"),
+                lines.get(2));
         assertFalse(console.contains("measuring"), "progress lines stay off a console that is not a terminal");
         String kept = Files.readString(out.resolve("work/ok/" + LabRunner.PROGRESS_LOG));
-        assertTrue(kept.matches(" *[0-9]+\\.[0-9] s  measuring\n"), "they are kept, with the seconds since the JVM's start: " + kept);
-        int verdict = console.indexOf("\nverdict: 0 of 1 goal met, 1 not judged (smoke run); 2 of 5 scenarios ran to the end\n");
+        assertTrue(
+                kept.matches(" *[0-9]+\\.[0-9] s  measuring\n"),
+                "they are kept, with the seconds since the JVM's start: " + kept);
+        int verdict = console.indexOf(
+                "\nverdict: 0 of 1 goal met, 1 not judged (smoke run); 2 of 5 scenarios ran to the end\n");
         int goalRow = console.indexOf("\nok        a made-up goal");
         int details = console.indexOf("\nok: test scenario ok\n");
         int times = console.indexOf("\ntime: ok ");
         int total = console.indexOf("\ntotal: ");
         int wrote = console.indexOf("\nwrote ");
-        assertTrue(verdict > 0 && verdict < goalRow && goalRow < details && details < times && times < total && total < wrote,
+        assertTrue(
+                verdict > 0
+                        && verdict < goalRow
+                        && goalRow < details
+                        && details < times
+                        && times < total
+                        && total < wrote,
                 console);
         assertFalse(console.contains("quick lab's budget"), "a smoke run has no total budget: " + console);
     }

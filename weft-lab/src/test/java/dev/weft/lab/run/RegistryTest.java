@@ -43,8 +43,10 @@ class RegistryTest {
             // pinning runs once more on every other JDK found: count it twice (JDK 25 and 21, as on CI)
             total += LabRunner.onOtherJdks(d.name(), dev.weft.lab.Mode.QUICK) ? 2 * budget : budget;
         }
-        assertTrue(total <= LabRunner.QUICK_LAB_BUDGET_SECONDS - 15,
-                "the quick budgets add up to " + total + " s: the quick lab must fit " + LabRunner.QUICK_LAB_BUDGET_SECONDS
+        assertTrue(
+                total <= LabRunner.QUICK_LAB_BUDGET_SECONDS - 15,
+                "the quick budgets add up to " + total + " s: the quick lab must fit "
+                        + LabRunner.QUICK_LAB_BUDGET_SECONDS
                         + " s with the launcher's and the runner's own time (about 15 s on 2 cores)");
     }
 
@@ -72,7 +74,8 @@ class RegistryTest {
 
     @Test
     void selectingAnUnknownScenarioNamesItAndTheKnownOnes() {
-        var e = assertThrows(IllegalArgumentException.class, () -> Registry.load().select(List.of("pinning", "nope")));
+        var e = assertThrows(
+                IllegalArgumentException.class, () -> Registry.load().select(List.of("pinning", "nope")));
         assertTrue(e.getMessage().startsWith("unknown scenario nope; known: "), e.getMessage());
         assertTrue(e.getMessage().contains("pinning"), e.getMessage());
     }

@@ -9,8 +9,7 @@ import java.util.List;
 /** Scenarios that misbehave on purpose, registered under META-INF/weft/test-scenarios/. */
 public final class TestScenarios {
 
-    private TestScenarios() {
-    }
+    private TestScenarios() {}
 
     /** Reports one variant and a note. */
     public static final class Ok implements Scenario {
@@ -19,7 +18,13 @@ public final class TestScenarios {
             ctx.progress("measuring");
             ctx.limitNote("a made-up limit of 10 things/s");
             ctx.note("a note");
-            ctx.variant("only").unit("things/s").value(5).limit(10.0).published(20.0).extra("k", 1).add();
+            ctx.variant("only")
+                    .unit("things/s")
+                    .value(5)
+                    .limit(10.0)
+                    .published(20.0)
+                    .extra("k", 1)
+                    .add();
             ctx.goal("a made-up goal").measured(0.5).atMost(1.0).add();
         }
     }

@@ -36,8 +36,7 @@ public final class WaitServer {
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicLong served = new AtomicLong();
 
-    private WaitServer() {
-    }
+    private WaitServer() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
@@ -52,7 +51,8 @@ public final class WaitServer {
         server.createContext("/stats", state::stats);
         server.start();
 
-        System.out.println("listening on 127.0.0.1:" + server.getAddress().getPort() + " for at most " + maxSeconds + " s");
+        System.out.println(
+                "listening on 127.0.0.1:" + server.getAddress().getPort() + " for at most " + maxSeconds + " s");
         Thread.ofPlatform().daemon(true).name("wait-server-lifetime").start(() -> {
             try {
                 Thread.sleep(maxSeconds * 1000);

@@ -22,8 +22,7 @@ final class AllocationTimeline {
     private final long[] bytes = new long[CAPACITY];
     private long count;
 
-    private AllocationTimeline() {
-    }
+    private AllocationTimeline() {}
 
     /** Starts sampling this JVM; null when the JVM cannot tell its allocated bytes. */
     static AllocationTimeline start() {

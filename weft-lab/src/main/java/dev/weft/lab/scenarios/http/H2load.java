@@ -34,8 +34,7 @@ final class H2load {
     }
 
     /** What one h2load run measured: the load result and h2load's mean request time. */
-    record Run(LoadResult load, Double meanMs) {
-    }
+    record Run(LoadResult load, Double meanMs) {}
 
     /**
      * Runs a warm-up and a measured window of {@code streams} concurrent streams on each of
@@ -54,16 +53,26 @@ final class H2load {
 
     private String h2load(String url, int connections, int streams, long ms) throws IOException, InterruptedException {
         // -D in milliseconds ("300ms"); h2load ends by itself, the timeout is a hang guard.
-        return Tools.run(List.of(executable.toString(), "-c", Integer.toString(connections), "-m", Integer.toString(streams),
-                "-D", ms + "ms", url), ms / 1000 + 30L);
+        return Tools.run(
+                List.of(
+                        executable.toString(),
+                        "-c",
+                        Integer.toString(connections),
+                        "-m",
+                        Integer.toString(streams),
+                        "-D",
+                        ms + "ms",
+                        url),
+                ms / 1000 + 30L);
     }
 
     private static final Pattern FINISHED = Pattern.compile("finished in ([\\d.]+)(us|ms|s|m), ([\\d.]+) req/s");
     private static final Pattern REQUESTS = Pattern.compile(
             "requests: \\d+ total, \\d+ started, (\\d+) done, (\\d+) succeeded, (\\d+) failed, (\\d+) errored, (\\d+) timeout");
-    private static final Pattern STATUS = Pattern.compile("status codes: (\\d+) 2xx, (\\d+) 3xx, (\\d+) 4xx, (\\d+) 5xx");
-    private static final Pattern REQUEST_TIME = Pattern.compile(
-            "time for request:\\s+([\\d.]+)(us|ms|s)\\s+([\\d.]+)(us|ms|s)\\s+([\\d.]+)(us|ms|s)");
+    private static final Pattern STATUS =
+            Pattern.compile("status codes: (\\d+) 2xx, (\\d+) 3xx, (\\d+) 4xx, (\\d+) 5xx");
+    private static final Pattern REQUEST_TIME =
+            Pattern.compile("time for request:\\s+([\\d.]+)(us|ms|s)\\s+([\\d.]+)(us|ms|s)\\s+([\\d.]+)(us|ms|s)");
 
     /**
      * Reads h2load's report: succeeded requests count; responses that are not 2xx are non-2xx
@@ -79,8 +88,9 @@ final class H2load {
         Matcher r = REQUESTS.matcher(report);
         Matcher s = STATUS.matcher(report);
         if (!f.find() || !r.find() || !s.find()) {
-            throw new IOException("cannot read h2load's report (no \"finished in\", \"requests:\" or \"status codes:\" line):\n"
-                    + report);
+            throw new IOException(
+                    "cannot read h2load's report (no \"finished in\", \"requests:\" or \"status codes:\" line):\n"
+                            + report);
         }
         double rate = Double.parseDouble(f.group(3));
         long succeeded = Long.parseLong(r.group(2));
@@ -96,8 +106,22 @@ final class H2load {
             max = Tools.millis(t.group(3), t.group(4));
             mean = Tools.millis(t.group(5), t.group(6));
         }
-        LoadResult load = new LoadResult("h2load", concurrency, succeeded, seconds, rate, null, null, max,
-                0, failed, 0, timeouts, non2xx, serverCpuSeconds, null);
+        LoadResult load = new LoadResult(
+                "h2load",
+                concurrency,
+                succeeded,
+                seconds,
+                rate,
+                null,
+                null,
+                max,
+                0,
+                failed,
+                0,
+                timeouts,
+                non2xx,
+                serverCpuSeconds,
+                null);
         return new Run(load, mean);
     }
 

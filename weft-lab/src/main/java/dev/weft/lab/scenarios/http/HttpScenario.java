@@ -43,6 +43,7 @@ public final class HttpScenario implements Scenario {
 
     /** The handler's sleep, the article's simulated slow call. */
     static final int SLEEP_MS = 50;
+
     static final double PUBLISHED_50_THREADS = 928.14;
     static final double PUBLISHED_VIRTUAL = 2208.67;
     static final int POOL_THREADS = 50;
@@ -50,6 +51,7 @@ public final class HttpScenario implements Scenario {
     static final int SMALL_POOL_THREADS = 4;
     /** h2c: connections and concurrent streams on each (120 streams in all). */
     static final int H2C_CONNECTIONS = 4;
+
     static final int H2C_STREAMS = 30;
     /** WebSockets of the echo variant (smoke mode opens fewer). */
     static final int WS_SOCKETS = 1000;
@@ -77,15 +79,21 @@ public final class HttpScenario implements Scenario {
         return switch (choice) {
             case "auto", "" -> mode == Mode.SMOKE ? Optional.empty() : Wrk.find();
             case "built-in" -> Optional.empty();
-            case "wrk" -> Optional.of(Wrk.find().orElseThrow(() -> new IllegalStateException(LOAD_ENV
-                    + "=wrk but wrk is not on the PATH; install it (Debian/Ubuntu: apt install wrk) or unset " + LOAD_ENV)));
+            case "wrk" ->
+                Optional.of(Wrk.find()
+                        .orElseThrow(() -> new IllegalStateException(LOAD_ENV
+                                + "=wrk but wrk is not on the PATH; install it (Debian/Ubuntu: apt install wrk) or unset "
+                                + LOAD_ENV)));
             default -> throw new IllegalStateException(LOAD_ENV + " must be auto, wrk or built-in; got " + choice);
         };
     }
 
     /** The server JVMs. */
     enum Server {
-        JETTY_50("jetty-50-threads"), JETTY_4("jetty-4-threads"), JETTY_VIRTUAL("jetty-virtual"), WEFT_RING("weft-ring");
+        JETTY_50("jetty-50-threads"),
+        JETTY_4("jetty-4-threads"),
+        JETTY_VIRTUAL("jetty-virtual"),
+        WEFT_RING("weft-ring");
 
         final String kind;
 
@@ -108,7 +116,14 @@ public final class HttpScenario implements Scenario {
      * One variant: its name (fixed by the issue), server, connections (streams, sockets), whether
      * the handler sleeps, the published figure, how it is loaded, and whether only full mode runs it.
      */
-    record Spec(String name, Server server, int connections, boolean sleeps, Double published, Load load, boolean fullOnly) {
+    record Spec(
+            String name,
+            Server server,
+            int connections,
+            boolean sleeps,
+            Double published,
+            Load load,
+            boolean fullOnly) {
         String path() {
             return load == Load.WS ? "/ws" : sleeps ? "/hello" : "/nosleep";
         }
@@ -121,6 +136,7 @@ public final class HttpScenario implements Scenario {
 
     /** The no-sleep goals' targets: weft-ring's req/s over plain Jetty's, and its server CPU per request over Jetty's. */
     static final double NOSLEEP_RATE_TARGET = 0.90;
+
     static final double NOSLEEP_CPU_TARGET = 1.15;
 
     static final String RING_NOSLEEP = "weft-ring-nosleep@120";
@@ -163,15 +179,27 @@ public final class HttpScenario implements Scenario {
         List<Spec> specs = specs(ctx.mode());
         Optional<Wrk> wrk = chooseWrk(ctx.mode());
         Optional<H2load> h2load = H2load.find();
-        ctx.limitNote(String.format(Locale.ROOT, "Little's law, throughput <= concurrency / %d ms: %d threads -> %,.0f req/s,"
+        ctx.limitNote(String.format(
+                Locale.ROOT,
+                "Little's law, throughput <= concurrency / %d ms: %d threads -> %,.0f req/s,"
                         + " 120 connections (or h2c streams) -> %,.0f, 1,000 -> %,.0f; without the sleep, and for WebSocket"
                         + " echoes, the server's CPU is the ceiling: %d cores / its CPU time per request (per message)",
-                SLEEP_MS, POOL_THREADS, little(POOL_THREADS), little(120), little(1000), cores));
-        ctx.progress(String.format(Locale.ROOT, "load: %s; h2c: %s; %d ms warm-up, %d ms measured per variant;"
+                SLEEP_MS,
+                POOL_THREADS,
+                little(POOL_THREADS),
+                little(120),
+                little(1000),
+                cores));
+        ctx.progress(String.format(
+                Locale.ROOT,
+                "load: %s; h2c: %s; %d ms warm-up, %d ms measured per variant;"
                         + " without the sleep %d paired rounds of %d ms",
                 wrk.map(w -> "wrk (" + w.executable() + ")").orElse("built-in generator: " + builtInReason(ctx.mode())),
                 h2load.map(H2load::toString).orElse("h2load missing (apt-get install nghttp2-client)"),
-                warmupMs, durationMs, rounds, roundMs));
+                warmupMs,
+                durationMs,
+                rounds,
+                roundMs));
 
         Map<Server, Helper> servers = new EnumMap<>(Server.class);
         Helper load = null;
@@ -190,10 +218,14 @@ public final class HttpScenario implements Scenario {
             if (warmupMs > 0) {
                 // Each server JVM is cold after its start (weft-ring's more: Clojure and the Ring
                 // mapping to compile): without this, the first variant of each pays for its JIT.
-                ctx.progress("priming every server: " + warmupMs + " ms of /nosleep at 120 connections each, not measured");
+                ctx.progress(
+                        "priming every server: " + warmupMs + " ms of /nosleep at 120 connections each, not measured");
                 for (Map.Entry<Server, Helper> e : servers.entrySet()) {
-                    runner.http1(new Spec("prime-" + e.getKey().kind, e.getKey(), 120, false, null, Load.HTTP1, false),
-                            e.getValue(), 0, warmupMs);
+                    runner.http1(
+                            new Spec("prime-" + e.getKey().kind, e.getKey(), 120, false, null, Load.HTTP1, false),
+                            e.getValue(),
+                            0,
+                            warmupMs);
                 }
             }
             Map<String, Measured> measured = new LinkedHashMap<>();
@@ -204,8 +236,8 @@ public final class HttpScenario implements Scenario {
                 if (spec.paired()) {
                     Spec ring = spec(RING_NOSLEEP);
                     Spec jetty = spec(JETTY_NOSLEEP);
-                    measured.putAll(runner.pairedRounds(ring, servers.get(ring.server()), jetty,
-                            servers.get(jetty.server()), rounds, roundMs));
+                    measured.putAll(runner.pairedRounds(
+                            ring, servers.get(ring.server()), jetty, servers.get(jetty.server()), rounds, roundMs));
                     continue;
                 }
                 if (spec.load() == Load.H2C && h2load.isEmpty()) {
@@ -213,8 +245,7 @@ public final class HttpScenario implements Scenario {
                 }
                 Helper server = servers.get(spec.server());
                 server.command("reset");
-                Measured m = runner.window(spec, server)
-                        .withMemory(server.memory());
+                Measured m = runner.window(spec, server).withMemory(server.memory());
                 measured.put(spec.name(), m.withScheduler(server.report()));
                 if (spec.server() == Server.JETTY_50 || spec.server() == Server.JETTY_4) {
                     servers.remove(spec.server()).stop(); // measured alone first; free its threads
@@ -239,13 +270,20 @@ public final class HttpScenario implements Scenario {
     }
 
     static Spec spec(String name) {
-        return SPECS.stream().filter(s -> s.name().equals(name)).findFirst()
+        return SPECS.stream()
+                .filter(s -> s.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no variant " + name));
     }
 
     /** Runs load windows with the tool each variant needs. */
-    private record Runner(ScenarioContext ctx, Optional<Wrk> wrk, Optional<H2load> h2load, Helper load, long warmupMs,
-                          long durationMs) {
+    private record Runner(
+            ScenarioContext ctx,
+            Optional<Wrk> wrk,
+            Optional<H2load> h2load,
+            Helper load,
+            long warmupMs,
+            long durationMs) {
 
         /** One warm-up and one measured window of {@code spec}. */
         Measured window(Spec spec, Helper server) throws IOException, InterruptedException {
@@ -261,8 +299,15 @@ public final class HttpScenario implements Scenario {
                     // Jetty's HTTP/2 code is cold until this variant (its first requests wait over a
                     // second for the compiler): at least 1.5 s of warm-up outside smoke mode.
                     long warm = ctx.mode() == Mode.SMOKE ? 0 : Math.max(warmupMs, 1_500);
-                    H2load.Run run = h2load.orElseThrow().run(server.h2cPort, spec.path(), H2C_CONNECTIONS, H2C_STREAMS,
-                            warm, durationMs, server.process.pid());
+                    H2load.Run run = h2load.orElseThrow()
+                            .run(
+                                    server.h2cPort,
+                                    spec.path(),
+                                    H2C_CONNECTIONS,
+                                    H2C_STREAMS,
+                                    warm,
+                                    durationMs,
+                                    server.process.pid());
                     Map<String, Object> extra = new LinkedHashMap<>();
                     extra.put("h2c_connections", H2C_CONNECTIONS);
                     extra.put("streams_per_connection", H2C_STREAMS);
@@ -272,9 +317,18 @@ public final class HttpScenario implements Scenario {
                 case WS -> new Measured(List.of(webSocket(spec, server)), Map.of(), Map.of("message_bytes", 17));
             };
             LoadResult r = m.load();
-            ctx.progress(String.format(Locale.ROOT, "%s: %,.0f %s, p50 %s, p99 %s, %d errors, %d non-2xx, server CPU %s/%s",
-                    spec.name(), r.requestsPerSecond(), unit(spec), ms(r.p50Ms()), ms(r.p99Ms()), r.errors(), r.non2xx(),
-                    us(r.serverCpuUsPerRequest()), spec.load() == Load.WS ? "message" : "request"));
+            ctx.progress(String.format(
+                    Locale.ROOT,
+                    "%s: %,.0f %s, p50 %s, p99 %s, %d errors, %d non-2xx, server CPU %s/%s",
+                    spec.name(),
+                    r.requestsPerSecond(),
+                    unit(spec),
+                    ms(r.p50Ms()),
+                    ms(r.p99Ms()),
+                    r.errors(),
+                    r.non2xx(),
+                    us(r.serverCpuUsPerRequest()),
+                    spec.load() == Load.WS ? "message" : "request"));
             return m;
         }
 
@@ -285,7 +339,8 @@ public final class HttpScenario implements Scenario {
          */
         Map<String, Measured> pairedRounds(Spec a, Helper serverA, Spec b, Helper serverB, int rounds, long roundMs)
                 throws IOException, InterruptedException {
-            ctx.progress(a.name() + " and " + b.name() + ": " + describe(a) + ", " + rounds + " paired rounds of " + roundMs + " ms");
+            ctx.progress(a.name() + " and " + b.name() + ": " + describe(a) + ", " + rounds + " paired rounds of "
+                    + roundMs + " ms");
             // No warm-up of their own: priming ran this very load (/nosleep at 120 connections) on each.
             serverA.command("reset");
             serverB.command("reset");
@@ -294,7 +349,8 @@ public final class HttpScenario implements Scenario {
             List<LoadResult> rb = new ArrayList<>();
             // More rounds, up to twice as many, while a no-sleep goal is inconclusive and the budget
             // keeps 10 s for the h2c and WebSocket variants after them (decision 0804).
-            Rounds loop = ctx.rounds(rounds, 2 * rounds).reserve(java.time.Duration.ofSeconds(10))
+            Rounds loop = ctx.rounds(rounds, 2 * rounds)
+                    .reserve(java.time.Duration.ofSeconds(10))
                     .watch(Goal.AT_LEAST, NOSLEEP_RATE_TARGET, () -> ratios(ra, rb, LoadResult::requestsPerSecond))
                     .watch(Goal.AT_MOST, NOSLEEP_CPU_TARGET, () -> ratios(ra, rb, LoadResult::serverCpuUsPerRequest));
             for (int i = 0; loop.another(); i++) {
@@ -305,9 +361,16 @@ public final class HttpScenario implements Scenario {
                     rb.add(http1(b, serverB, settleMs, roundMs));
                     ra.add(http1(a, serverA, settleMs, roundMs));
                 }
-                ctx.progress(String.format(Locale.ROOT, "round %d: %s %,.0f req/s at %s/request, %s %,.0f req/s at %s/request",
-                        i + 1, a.name(), ra.get(i).requestsPerSecond(), us(ra.get(i).serverCpuUsPerRequest()),
-                        b.name(), rb.get(i).requestsPerSecond(), us(rb.get(i).serverCpuUsPerRequest())));
+                ctx.progress(String.format(
+                        Locale.ROOT,
+                        "round %d: %s %,.0f req/s at %s/request, %s %,.0f req/s at %s/request",
+                        i + 1,
+                        a.name(),
+                        ra.get(i).requestsPerSecond(),
+                        us(ra.get(i).serverCpuUsPerRequest()),
+                        b.name(),
+                        rb.get(i).requestsPerSecond(),
+                        us(rb.get(i).serverCpuUsPerRequest())));
             }
             Map<String, Measured> m = new LinkedHashMap<>();
             m.put(a.name(), new Measured(ra, serverA.report(), allocExtra(serverA, ra), serverA.memory()));
@@ -323,8 +386,13 @@ public final class HttpScenario implements Scenario {
                 perRound.add(allocPerRequest(server, rounds.get(i)));
             }
             Map<String, Object> extra = new LinkedHashMap<>();
-            extra.put("alloc_bytes_per_request", perRound.stream().anyMatch(java.util.Objects::isNull) ? null
-                    : Stats.median(perRound.stream().mapToDouble(Double::doubleValue).toArray()));
+            extra.put(
+                    "alloc_bytes_per_request",
+                    perRound.stream().anyMatch(java.util.Objects::isNull)
+                            ? null
+                            : Stats.median(perRound.stream()
+                                    .mapToDouble(Double::doubleValue)
+                                    .toArray()));
             extra.put("alloc_bytes_per_request_rounds", perRound);
             return extra;
         }
@@ -338,14 +406,15 @@ public final class HttpScenario implements Scenario {
             if (r.windowStartMs() == null || r.windowEndMs() == null || r.requests() == 0) {
                 return null;
             }
-            Map<String, Object> answer = server.ask("alloc", " " + r.windowStartMs() + " " + r.windowEndMs(), HANG_GUARD_MS);
+            Map<String, Object> answer =
+                    server.ask("alloc", " " + r.windowStartMs() + " " + r.windowEndMs(), HANG_GUARD_MS);
             long bytes = ((Number) answer.get("bytes")).longValue();
             return bytes < 0 ? null : (double) bytes / r.requests();
         }
 
         /** Per-round ratios a[i] / b[i] of one figure; a round whose figure is unreadable is left out. */
-        private static List<Double> ratios(List<LoadResult> a, List<LoadResult> b,
-                                           java.util.function.Function<LoadResult, Double> figure) {
+        private static List<Double> ratios(
+                List<LoadResult> a, List<LoadResult> b, java.util.function.Function<LoadResult, Double> figure) {
             List<Double> r = new ArrayList<>();
             for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
                 Double x = figure.apply(a.get(i));
@@ -359,18 +428,36 @@ public final class HttpScenario implements Scenario {
 
         LoadResult http1(Spec spec, Helper server, long warmup, long duration)
                 throws IOException, InterruptedException {
-            LoadGenerator.Plan plan = new LoadGenerator.Plan(server.port, spec.path(), spec.connections(), warmup,
-                    duration, server.process.pid(), 2);
-            return wrk.isPresent() ? wrk.get().run(plan) : job(String.join(" ",
-                    Integer.toString(plan.port()), plan.path(), Integer.toString(plan.connections()),
-                    Long.toString(plan.warmupMs()), Long.toString(plan.durationMs()), Long.toString(plan.serverPid()),
-                    Integer.toString(plan.threads())), "", warmup + duration);
+            LoadGenerator.Plan plan = new LoadGenerator.Plan(
+                    server.port, spec.path(), spec.connections(), warmup, duration, server.process.pid(), 2);
+            return wrk.isPresent()
+                    ? wrk.get().run(plan)
+                    : job(
+                            String.join(
+                                    " ",
+                                    Integer.toString(plan.port()),
+                                    plan.path(),
+                                    Integer.toString(plan.connections()),
+                                    Long.toString(plan.warmupMs()),
+                                    Long.toString(plan.durationMs()),
+                                    Long.toString(plan.serverPid()),
+                                    Integer.toString(plan.threads())),
+                            "",
+                            warmup + duration);
         }
 
         private LoadResult webSocket(Spec spec, Helper server) throws IOException, InterruptedException {
-            return job(String.join(" ", Integer.toString(server.port), spec.path(),
-                    Integer.toString(sockets(spec)), Long.toString(warmupMs), Long.toString(durationMs),
-                    Long.toString(server.process.pid())), "ws ", warmupMs + durationMs);
+            return job(
+                    String.join(
+                            " ",
+                            Integer.toString(server.port),
+                            spec.path(),
+                            Integer.toString(sockets(spec)),
+                            Long.toString(warmupMs),
+                            Long.toString(durationMs),
+                            Long.toString(server.process.pid())),
+                    "ws ",
+                    warmupMs + durationMs);
         }
 
         int sockets(Spec spec) {
@@ -385,7 +472,9 @@ public final class HttpScenario implements Scenario {
         private String describe(Spec spec) {
             return switch (spec.load()) {
                 case HTTP1 -> spec.connections() + " connections on " + spec.path();
-                case H2C -> "h2load, " + H2C_STREAMS + " streams on each of " + H2C_CONNECTIONS + " h2c connections on " + spec.path();
+                case H2C ->
+                    "h2load, " + H2C_STREAMS + " streams on each of " + H2C_CONNECTIONS + " h2c connections on "
+                            + spec.path();
                 case WS -> sockets(spec) + " WebSockets echoing 17-byte messages on " + spec.path();
             };
         }
@@ -409,13 +498,15 @@ public final class HttpScenario implements Scenario {
         }
 
         double rate() {
-            return Stats.median(windows.stream().mapToDouble(LoadResult::requestsPerSecond).toArray());
+            return Stats.median(
+                    windows.stream().mapToDouble(LoadResult::requestsPerSecond).toArray());
         }
 
         /** The median server CPU per request over the windows, or null when any is unreadable. */
         Double cpuUs() {
             List<Double> us = cpuUsPerRound();
-            return us.stream().anyMatch(java.util.Objects::isNull) ? null
+            return us.stream().anyMatch(java.util.Objects::isNull)
+                    ? null
                     : Stats.median(us.stream().mapToDouble(Double::doubleValue).toArray());
         }
 
@@ -443,11 +534,12 @@ public final class HttpScenario implements Scenario {
     /** The variant's ceiling: Little's law when the handler sleeps, the server's CPU when it does not. */
     static Double limit(Spec spec, Double cpuUs, int cores) {
         if (spec.sleeps()) {
-            return little(switch (spec.server()) {
-                case JETTY_50 -> POOL_THREADS;
-                case JETTY_4 -> SMALL_POOL_THREADS;
-                default -> spec.connections();
-            });
+            return little(
+                    switch (spec.server()) {
+                        case JETTY_50 -> POOL_THREADS;
+                        case JETTY_4 -> SMALL_POOL_THREADS;
+                        default -> spec.connections();
+                    });
         }
         return cpuUs == null || cpuUs <= 0 ? null : cores * 1e6 / cpuUs;
     }
@@ -459,17 +551,21 @@ public final class HttpScenario implements Scenario {
     private static void report(ScenarioContext ctx, Spec spec, Measured m, int cores) {
         LoadResult r = m.load();
         Double cpuUs = m.cpuUs();
-        var v = ctx.variant(spec.name()).unit(unit(spec)).value(m.rate()).limit(limit(spec, cpuUs, cores))
+        var v = ctx.variant(spec.name())
+                .unit(unit(spec))
+                .value(m.rate())
+                .limit(limit(spec, cpuUs, cores))
                 .published(spec.published());
         if (!spec.sleeps()) {
-            v.limitLabel(cores + " cores / the server's CPU time per " + (spec.load() == Load.WS ? "message" : "request")
-                    + " in this run");
+            v.limitLabel(cores + " cores / the server's CPU time per "
+                    + (spec.load() == Load.WS ? "message" : "request") + " in this run");
         }
         if (m.windows().size() > 1) {
             v.rounds(m.rates()).extra("server_cpu_us_per_request_rounds", m.cpuUsPerRound());
         }
         v.extra("load_generator", r.generator())
-                .extra(spec.load() == Load.WS ? "sockets" : spec.load() == Load.H2C ? "streams" : "connections",
+                .extra(
+                        spec.load() == Load.WS ? "sockets" : spec.load() == Load.H2C ? "streams" : "connections",
                         r.connections())
                 .extra("handler_sleep_ms", spec.sleeps() ? SLEEP_MS : 0)
                 .extra(spec.load() == Load.WS ? "messages" : "requests", r.requests())
@@ -496,18 +592,43 @@ public final class HttpScenario implements Scenario {
     /** The issue's goals, judged by the structured goal API (doc/results.md). */
     private static void goals(ScenarioContext ctx, Map<String, Measured> measured) {
         double ring120 = measured.get("weft-ring@120").rate();
-        goal(ctx, "weft-ring@120 at least 97% of its limit (Little's law: 120 connections / 50 ms = 2,400 req/s)",
-                List.of(ring120), List.of(little(120)), true, 0.97);
-        goal(ctx, "weft-ring@120 at least 0.97x plain Jetty's req/s (jetty-virtual@120)",
-                List.of(ring120), List.of(measured.get("jetty-virtual@120").rate()), true, 0.97);
-        goal(ctx, "weft-ring@1000 at least 0.95x plain Jetty's req/s (jetty-virtual@1000)",
-                List.of(measured.get("weft-ring@1000").rate()), List.of(measured.get("jetty-virtual@1000").rate()), true, 0.95);
+        goal(
+                ctx,
+                "weft-ring@120 at least 97% of its limit (Little's law: 120 connections / 50 ms = 2,400 req/s)",
+                List.of(ring120),
+                List.of(little(120)),
+                true,
+                0.97);
+        goal(
+                ctx,
+                "weft-ring@120 at least 0.97x plain Jetty's req/s (jetty-virtual@120)",
+                List.of(ring120),
+                List.of(measured.get("jetty-virtual@120").rate()),
+                true,
+                0.97);
+        goal(
+                ctx,
+                "weft-ring@1000 at least 0.95x plain Jetty's req/s (jetty-virtual@1000)",
+                List.of(measured.get("weft-ring@1000").rate()),
+                List.of(measured.get("jetty-virtual@1000").rate()),
+                true,
+                0.95);
         Measured ring = measured.get(RING_NOSLEEP);
         Measured jetty = measured.get(JETTY_NOSLEEP);
-        goal(ctx, "without the sleep, weft-ring at least 0.90x plain Jetty's req/s (median of paired rounds)",
-                ring.rates(), jetty.rates(), true, NOSLEEP_RATE_TARGET);
-        goal(ctx, "without the sleep, weft-ring's server CPU per request at most 1.15x plain Jetty's (median of paired rounds)",
-                ring.cpuUsPerRound(), jetty.cpuUsPerRound(), false, NOSLEEP_CPU_TARGET);
+        goal(
+                ctx,
+                "without the sleep, weft-ring at least 0.90x plain Jetty's req/s (median of paired rounds)",
+                ring.rates(),
+                jetty.rates(),
+                true,
+                NOSLEEP_RATE_TARGET);
+        goal(
+                ctx,
+                "without the sleep, weft-ring's server CPU per request at most 1.15x plain Jetty's (median of paired rounds)",
+                ring.cpuUsPerRound(),
+                jetty.cpuUsPerRound(),
+                false,
+                NOSLEEP_CPU_TARGET);
     }
 
     /**
@@ -515,8 +636,13 @@ public final class HttpScenario implements Scenario {
      * most) {@code target}; when a figure is missing or a denominator measured nothing (a smoke
      * window too short for 1,000 connects), a note says the goal could not be judged instead.
      */
-    private static void goal(ScenarioContext ctx, String name, List<Double> numerators, List<Double> denominators,
-                             boolean atLeast, double target) {
+    private static void goal(
+            ScenarioContext ctx,
+            String name,
+            List<Double> numerators,
+            List<Double> denominators,
+            boolean atLeast,
+            double target) {
         boolean judgeable = numerators.stream().allMatch(n -> n != null && Double.isFinite(n))
                 && denominators.stream().allMatch(d -> d != null && d > 0);
         if (!judgeable) {
@@ -538,28 +664,40 @@ public final class HttpScenario implements Scenario {
         g.add();
     }
 
-    private static void notes(ScenarioContext ctx, Map<String, Measured> measured, Optional<Wrk> wrk,
-                              Optional<H2load> h2load, int cores) {
-        ctx.note(wrk.isPresent()
-                ? "Load: wrk (" + wrk.get().executable() + "), 2 threads, a warm-up run and a measured run per variant;"
-                        + " it shares the " + cores + " cores with the server."
-                : "Load: the built-in closed-loop generator (a JVM of its own, 2 selector threads, keep-alive"
-                        + " connections, one request outstanding on each), because " + builtInReason(ctx.mode())
-                        + " It shares the " + cores + " cores with the server.");
-        ctx.note(h2load.isPresent()
-                ? "weft-ring-h2c@120: h2load (" + h2load.get().executable() + "), " + H2C_STREAMS + " concurrent streams on each of "
-                        + H2C_CONNECTIONS + " h2c connections (prior knowledge) to a weft-ring server with :http2? true in the"
-                        + " same JVM as weft-ring's HTTP/1.1 server; h2load reports the mean request time, not percentiles."
-                : "weft-ring-h2c@120 did not run: h2load is not on the PATH (./weft lab installs Debian's nghttp2-client"
-                        + " when it can; apt-get install nghttp2-client).");
-        ctx.note("weft-ring-ws: WebSockets opened with the JDK's client (2 threads, in the load JVM), each in a closed loop"
-                + " (send 17 bytes of text, wait for the echo, send the next); the server echoes with a blocking send on"
-                + " each socket's virtual thread. Its limit is the server's CPU: " + cores + " cores divided by the server"
-                + " JVM's CPU time per echoed message in this window (server_cpu_us_per_message), the rate at which the"
-                + " server alone would fill every core; the variant's ratio is the share of the cores the server used.");
+    private static void notes(
+            ScenarioContext ctx,
+            Map<String, Measured> measured,
+            Optional<Wrk> wrk,
+            Optional<H2load> h2load,
+            int cores) {
+        ctx.note(
+                wrk.isPresent()
+                        ? "Load: wrk (" + wrk.get().executable()
+                                + "), 2 threads, a warm-up run and a measured run per variant;" + " it shares the "
+                                + cores + " cores with the server."
+                        : "Load: the built-in closed-loop generator (a JVM of its own, 2 selector threads, keep-alive"
+                                + " connections, one request outstanding on each), because " + builtInReason(ctx.mode())
+                                + " It shares the " + cores + " cores with the server.");
+        ctx.note(
+                h2load.isPresent()
+                        ? "weft-ring-h2c@120: h2load (" + h2load.get().executable() + "), " + H2C_STREAMS
+                                + " concurrent streams on each of "
+                                + H2C_CONNECTIONS
+                                + " h2c connections (prior knowledge) to a weft-ring server with :http2? true in the"
+                                + " same JVM as weft-ring's HTTP/1.1 server; h2load reports the mean request time, not percentiles."
+                        : "weft-ring-h2c@120 did not run: h2load is not on the PATH (./weft lab installs Debian's nghttp2-client"
+                                + " when it can; apt-get install nghttp2-client).");
+        ctx.note(
+                "weft-ring-ws: WebSockets opened with the JDK's client (2 threads, in the load JVM), each in a closed loop"
+                        + " (send 17 bytes of text, wait for the echo, send the next); the server echoes with a blocking send on"
+                        + " each socket's virtual thread. Its limit is the server's CPU: " + cores
+                        + " cores divided by the server"
+                        + " JVM's CPU time per echoed message in this window (server_cpu_us_per_message), the rate at which the"
+                        + " server alone would fill every core; the variant's ratio is the share of the cores the server used.");
         if (ctx.mode() == Mode.SMOKE) {
-            ctx.note("Smoke mode: 0.3 s windows on cold JVMs without the optimizing compiler prove that the scenario runs;"
-                    + " its figures say nothing about speed, so its goals are not judged.");
+            ctx.note(
+                    "Smoke mode: 0.3 s windows on cold JVMs without the optimizing compiler prove that the scenario runs;"
+                            + " its figures say nothing about speed, so its goals are not judged.");
             return;
         }
         Measured ring120 = measured.get("weft-ring@120");
@@ -567,46 +705,76 @@ public final class HttpScenario implements Scenario {
         if (measured.containsKey("jetty-50-threads@120")) {
             double pool = measured.get("jetty-50-threads@120").rate();
             double small = measured.get("jetty-4-threads@120").rate();
-            ctx.note(String.format(Locale.ROOT, "Article: 50 threads %,.0f req/s, virtual threads %,.0f req/s at 120 connections"
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "Article: 50 threads %,.0f req/s, virtual threads %,.0f req/s at 120 connections"
                             + " (http-kit, wrk -t12 -c120). Here: 50 threads %,.0f req/s (Jetty's acceptor and selector threads come"
                             + " out of its 50), weft-ring %,.0f, plain Jetty on virtual threads %,.0f.",
-                    PUBLISHED_50_THREADS, PUBLISHED_VIRTUAL, pool, ring120.rate(), jetty120.rate()));
-            ctx.note(String.format(Locale.ROOT, "Article 003 first reported 29x for virtual threads, then retracted it: http-kit's"
+                    PUBLISHED_50_THREADS,
+                    PUBLISHED_VIRTUAL,
+                    pool,
+                    ring120.rate(),
+                    jetty120.rate()));
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "Article 003 first reported 29x for virtual threads, then retracted it: http-kit's"
                             + " default pool has %d threads. Here 4 threads (on top of Jetty's acceptor and selector) reach %,.0f"
                             + " req/s (Little's law: %,.0f), and weft-ring@120 is %.1fx that: the 29x measured the pool's size,"
                             + " not the thread model; against 50 threads the gain is %.1fx.",
-                    SMALL_POOL_THREADS, small, little(SMALL_POOL_THREADS), ratio(ring120.rate(), small),
+                    SMALL_POOL_THREADS,
+                    small,
+                    little(SMALL_POOL_THREADS),
+                    ratio(ring120.rate(), small),
                     ratio(ring120.rate(), pool)));
         } else {
-            ctx.note(String.format(Locale.ROOT, "Article: 50 threads %,.0f req/s, virtual threads %,.0f req/s at 120 connections"
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "Article: 50 threads %,.0f req/s, virtual threads %,.0f req/s at 120 connections"
                             + " (http-kit, wrk -t12 -c120). Here: weft-ring %,.0f, plain Jetty on virtual threads %,.0f; the fixed"
                             + " pools of 50 and 4 threads (the article's baseline and its retracted 29x) run with --full.",
-                    PUBLISHED_50_THREADS, PUBLISHED_VIRTUAL, ring120.rate(), jetty120.rate()));
+                    PUBLISHED_50_THREADS,
+                    PUBLISHED_VIRTUAL,
+                    ring120.rate(),
+                    jetty120.rate()));
         }
-        ctx.note(String.format(Locale.ROOT, "weft-ring@1000 p99 %s vs plain Jetty's %s.",
-                ms(measured.get("weft-ring@1000").load().p99Ms()), ms(measured.get("jetty-virtual@1000").load().p99Ms())));
+        ctx.note(String.format(
+                Locale.ROOT,
+                "weft-ring@1000 p99 %s vs plain Jetty's %s.",
+                ms(measured.get("weft-ring@1000").load().p99Ms()),
+                ms(measured.get("jetty-virtual@1000").load().p99Ms())));
         Double ringUs = measured.get(RING_NOSLEEP).cpuUs();
         Double jettyUs = measured.get(JETTY_NOSLEEP).cpuUs();
         if (ringUs != null && jettyUs != null) {
             double vsHttpKit = ringUs / jettyUs / HTTP_KIT_VS_JETTY_CPU;
-            ctx.note(String.format(Locale.ROOT, "Without the sleep, server CPU per request (median of the paired rounds):"
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "Without the sleep, server CPU per request (median of the paired rounds):"
                             + " weft-ring %.1f us, plain Jetty %.1f us. Stretch goal, weft-ring at or below http-kit's CPU per"
                             + " request: http-kit 2.9.0-beta4 on virtual threads, measured by hand side by side with this plain"
                             + " Jetty (not in this run; decision 0303), needs %.3fx Jetty's, so weft-ring needs about %.2fx"
                             + " http-kit's: %s.",
-                    ringUs, jettyUs, HTTP_KIT_VS_JETTY_CPU, vsHttpKit, vsHttpKit <= 1.0 ? "met" : "NOT met"));
+                    ringUs,
+                    jettyUs,
+                    HTTP_KIT_VS_JETTY_CPU,
+                    vsHttpKit,
+                    vsHttpKit <= 1.0 ? "met" : "NOT met"));
         }
         Object ringThreads = measured.get("weft-ring@1000").scheduler().get("peak_platform_threads");
         Object jettyThreads = measured.get("jetty-virtual@1000").scheduler().get("peak_platform_threads");
-        ctx.note("Platform threads at 1,000 connections (the whole server JVM, GC and JIT included): weft-ring " + ringThreads
-                + " (its Jetty pool is fixed at 16 and never runs a request), plain Jetty on virtual threads " + jettyThreads
+        ctx.note("Platform threads at 1,000 connections (the whole server JVM, GC and JIT included): weft-ring "
+                + ringThreads
+                + " (its Jetty pool is fixed at 16 and never runs a request), plain Jetty on virtual threads "
+                + jettyThreads
                 + " (its pool grows to serve the selectors' tasks).");
-        ctx.note("Reference figures, not measured in this run: on a 2-core machine with wrk and a listen backlog of 1,024,"
-                + " http-kit 2.8.1 and ring-jetty-adapter 1.15.5 on virtual threads reached ~2,360 req/s at 120 connections"
-                + " and ~19,000-19,400 at 1,000, with server CPU per request ~29 us (http-kit), ~44 us (plain Jetty) and"
-                + " ~51 us (ring-jetty-adapter) (weft's design notes). Both live on Clojars, which this lab does not use.");
-        long errors = measured.values().stream().flatMap(m -> m.windows().stream())
-                .mapToLong(r -> r.errors() + r.non2xx()).sum();
+        ctx.note(
+                "Reference figures, not measured in this run: on a 2-core machine with wrk and a listen backlog of 1,024,"
+                        + " http-kit 2.8.1 and ring-jetty-adapter 1.15.5 on virtual threads reached ~2,360 req/s at 120 connections"
+                        + " and ~19,000-19,400 at 1,000, with server CPU per request ~29 us (http-kit), ~44 us (plain Jetty) and"
+                        + " ~51 us (ring-jetty-adapter) (weft's design notes). Both live on Clojars, which this lab does not use.");
+        long errors = measured.values().stream()
+                .flatMap(m -> m.windows().stream())
+                .mapToLong(r -> r.errors() + r.non2xx())
+                .sum();
         if (errors > 0) {
             ctx.note(errors + " requests or messages failed, timed out or came back wrong across the variants; see each"
                     + " variant's errors, timeouts, non_2xx and wrong_echoes.");
@@ -617,7 +785,9 @@ public final class HttpScenario implements Scenario {
         if (!System.getenv().getOrDefault(LOAD_ENV, "auto").strip().matches("auto|")) {
             return LOAD_ENV + " asks for it.";
         }
-        return mode == Mode.SMOKE ? "smoke mode always uses it." : "wrk is not on the PATH (Debian/Ubuntu: apt install wrk).";
+        return mode == Mode.SMOKE
+                ? "smoke mode always uses it."
+                : "wrk is not on the PATH (Debian/Ubuntu: apt install wrk).";
     }
 
     /** a / b, or NaN (printed as such, and never "met") when b measured nothing. */
@@ -659,7 +829,8 @@ public final class HttpScenario implements Scenario {
         private static Helper start(ScenarioContext ctx, String label, String mainClass, List<String> args)
                 throws IOException {
             // The same JVM settings for every helper; Jetty's start-up lines stay out of the logs.
-            List<String> jvmArgs = new ArrayList<>(List.of("-Xmx512m", "-Dorg.slf4j.simpleLogger.log.org.eclipse.jetty=warn"));
+            List<String> jvmArgs =
+                    new ArrayList<>(List.of("-Xmx512m", "-Dorg.slf4j.simpleLogger.log.org.eclipse.jetty=warn"));
             if (ctx.mode() == Mode.SMOKE) {
                 // Smoke mode only proves the scenario runs: four JVMs start at once on a small
                 // machine, so spare them the optimizing compiler and the parallel collector.
@@ -670,7 +841,9 @@ public final class HttpScenario implements Scenario {
 
         void awaitPort() throws IOException, InterruptedException {
             if (port == 0) {
-                String[] ports = jvm.await(HttpServerMain.LISTENING, Duration.ofMillis(HANG_GUARD_MS)).strip().split(" ");
+                String[] ports = jvm.await(HttpServerMain.LISTENING, Duration.ofMillis(HANG_GUARD_MS))
+                        .strip()
+                        .split(" ");
                 port = Integer.parseInt(ports[0]);
                 h2cPort = ports.length > 1 ? Integer.parseInt(ports[1]) : 0;
             }

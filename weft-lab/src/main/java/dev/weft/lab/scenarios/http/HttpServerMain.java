@@ -26,12 +26,12 @@ import org.eclipse.jetty.server.Server;
  */
 public final class HttpServerMain {
 
-    private HttpServerMain() {
-    }
+    private HttpServerMain() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
-            throw new IllegalArgumentException("usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|weft-ring>");
+            throw new IllegalArgumentException(
+                    "usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|weft-ring>");
         }
         String port = switch (args[0]) {
             case "jetty-50-threads" -> port(PlainJetty.start(50));
@@ -42,8 +42,9 @@ public final class HttpServerMain {
                 yield Clojure.var("weft.lab.http", "start!").invoke() + " "
                         + Clojure.var("weft.lab.http", "start-h2c!").invoke();
             }
-            default -> throw new IllegalArgumentException("unknown server kind " + args[0]
-                    + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual or weft-ring");
+            default ->
+                throw new IllegalArgumentException("unknown server kind " + args[0]
+                        + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual or weft-ring");
         };
         System.out.println(args[0] + " listening on 127.0.0.1:" + port);
 

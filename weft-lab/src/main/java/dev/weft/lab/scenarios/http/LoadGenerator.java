@@ -55,7 +55,8 @@ final class LoadGenerator {
     record Plan(int port, String path, int connections, long warmupMs, long durationMs, long serverPid, int threads) {
         Plan {
             if (connections < 1 || threads < 1 || durationMs < 1 || warmupMs < 0) {
-                throw new IllegalArgumentException("a load plan needs connections, threads and a duration > 0; got " + this);
+                throw new IllegalArgumentException(
+                        "a load plan needs connections, threads and a duration > 0; got " + this);
             }
         }
     }
@@ -79,7 +80,10 @@ final class LoadGenerator {
             int share = plan.connections() / threads + (i < plan.connections() % threads ? 1 : 0);
             Worker w = new Worker(share);
             workers.add(w);
-            running.add(Thread.ofPlatform().name("weft-load-" + (i + 1)).daemon(true).start(w));
+            running.add(Thread.ofPlatform()
+                    .name("weft-load-" + (i + 1))
+                    .daemon(true)
+                    .start(w));
         }
         Thread.sleep(plan.warmupMs());
         Window window = Window.open(plan.serverPid());
@@ -106,26 +110,36 @@ final class LoadGenerator {
      * A measured window: its start's wall clock and the CPU time of the server JVM and of this
      * (load) JVM, read when it opens, so that {@link #close()} gives what the window took.
      */
-    record Window(long serverPid, Optional<Duration> serverCpu, Optional<Duration> clientCpu, long startNanos,
-                  long startEpochMs) {
+    record Window(
+            long serverPid,
+            Optional<Duration> serverCpu,
+            Optional<Duration> clientCpu,
+            long startNanos,
+            long startEpochMs) {
 
         /** Opens a window now. */
         static Window open(long serverPid) {
-            return new Window(serverPid, cpu(serverPid), ProcessHandle.current().info().totalCpuDuration(), System.nanoTime(),
+            return new Window(
+                    serverPid,
+                    cpu(serverPid),
+                    ProcessHandle.current().info().totalCpuDuration(),
+                    System.nanoTime(),
                     System.currentTimeMillis());
         }
 
         /** Closes the window now: its wall seconds and the CPU seconds each JVM spent in it (null if unreadable). */
         Measured close() {
             long end = System.nanoTime();
-            return new Measured((end - startNanos) / 1e9, seconds(serverCpu, cpu(serverPid)),
-                    seconds(clientCpu, ProcessHandle.current().info().totalCpuDuration()), startEpochMs,
+            return new Measured(
+                    (end - startNanos) / 1e9,
+                    seconds(serverCpu, cpu(serverPid)),
+                    seconds(clientCpu, ProcessHandle.current().info().totalCpuDuration()),
+                    startEpochMs,
                     System.currentTimeMillis());
         }
 
         /** What a window measured, and its wall-clock bounds (epoch milliseconds). */
-        record Measured(double seconds, Double serverCpu, Double clientCpu, long startEpochMs, long endEpochMs) {
-        }
+        record Measured(double seconds, Double serverCpu, Double clientCpu, long startEpochMs, long endEpochMs) {}
     }
 
     /** Seconds between two CPU readings, or null when either is missing. */
@@ -155,10 +169,22 @@ final class LoadGenerator {
             at += w.latencyCount;
         }
         Arrays.sort(latencies);
-        return new LoadResult("built-in", plan.connections(), requests, seconds, requests / seconds,
-                percentileMs(latencies, 0.50), percentileMs(latencies, 0.99),
+        return new LoadResult(
+                "built-in",
+                plan.connections(),
+                requests,
+                seconds,
+                requests / seconds,
+                percentileMs(latencies, 0.50),
+                percentileMs(latencies, 0.99),
                 latencies.length == 0 ? null : latencies[latencies.length - 1] / 1e6,
-                connectErrors, readErrors, writeErrors, timeouts, non2xx, serverCpu, clientCpu);
+                connectErrors,
+                readErrors,
+                writeErrors,
+                timeouts,
+                non2xx,
+                serverCpu,
+                clientCpu);
     }
 
     /** The {@code p} quantile of sorted nanosecond latencies, in milliseconds, or null when there are none. */
@@ -391,8 +417,8 @@ final class LoadGenerator {
             while (lineStart < headEnd) {
                 int lineEnd = indexOf(b, lineStart, headEnd + 2, CRLF);
                 if (startsWithIgnoreCase(b, lineStart, lineEnd, "content-length:")) {
-                    contentLength = Long.parseLong(new String(b, lineStart + 15, lineEnd - lineStart - 15,
-                            StandardCharsets.US_ASCII).strip());
+                    contentLength = Long.parseLong(
+                            new String(b, lineStart + 15, lineEnd - lineStart - 15, StandardCharsets.US_ASCII).strip());
                 } else if (startsWithIgnoreCase(b, lineStart, lineEnd, "transfer-encoding:")) {
                     chunked = containsIgnoreCase(b, lineStart, lineEnd, "chunked");
                 } else if (startsWithIgnoreCase(b, lineStart, lineEnd, "connection:")) {
@@ -440,7 +466,9 @@ final class LoadGenerator {
         }
 
         private static boolean containsIgnoreCase(byte[] b, int from, int to, String part) {
-            return new String(b, from, to - from, StandardCharsets.US_ASCII).toLowerCase(java.util.Locale.ROOT).contains(part);
+            return new String(b, from, to - from, StandardCharsets.US_ASCII)
+                    .toLowerCase(java.util.Locale.ROOT)
+                    .contains(part);
         }
     }
 }

@@ -17,8 +17,7 @@ public final class LoadMain {
     /** The tag of a job's answer. */
     static final String RESULT = "load";
 
-    private LoadMain() {
-    }
+    private LoadMain() {}
 
     public static void main(String[] args) throws Exception {
         for (String line : ChildJvm.commands()) {
@@ -28,8 +27,13 @@ public final class LoadMain {
             String[] f = line.strip().split(" ");
             if (f[0].equals("ws") && f.length == 7) {
                 System.out.println("load: " + line);
-                WsLoad.Plan ws = new WsLoad.Plan(Integer.parseInt(f[1]), f[2], Integer.parseInt(f[3]), Long.parseLong(f[4]),
-                        Long.parseLong(f[5]), Long.parseLong(f[6]));
+                WsLoad.Plan ws = new WsLoad.Plan(
+                        Integer.parseInt(f[1]),
+                        f[2],
+                        Integer.parseInt(f[3]),
+                        Long.parseLong(f[4]),
+                        Long.parseLong(f[5]),
+                        Long.parseLong(f[6]));
                 ChildJvm.tell(RESULT, Json.line(new WsLoad(ws).run()));
                 continue;
             }
@@ -38,8 +42,14 @@ public final class LoadMain {
                         + " <duration-ms> <server-pid> <threads>, or ws <port> <path> <sockets> <warmup-ms>"
                         + " <duration-ms> <server-pid>; got " + line);
             }
-            LoadGenerator.Plan plan = new LoadGenerator.Plan(Integer.parseInt(f[0]), f[1], Integer.parseInt(f[2]),
-                    Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]), Integer.parseInt(f[6]));
+            LoadGenerator.Plan plan = new LoadGenerator.Plan(
+                    Integer.parseInt(f[0]),
+                    f[1],
+                    Integer.parseInt(f[2]),
+                    Long.parseLong(f[3]),
+                    Long.parseLong(f[4]),
+                    Long.parseLong(f[5]),
+                    Integer.parseInt(f[6]));
             System.out.println("load: " + line);
             ChildJvm.tell(RESULT, Json.line(new LoadGenerator(plan).run()));
         }

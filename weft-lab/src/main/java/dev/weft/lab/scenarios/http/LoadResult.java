@@ -22,23 +22,82 @@ package dev.weft.lab.scenarios.http;
  *                          reads its allocated bytes over the window from these bounds
  * @param windowEndMs       when it closed (epoch milliseconds), or null
  */
-record LoadResult(String generator, int connections, long requests, double seconds, double requestsPerSecond,
-                  Double p50Ms, Double p99Ms, Double maxMs, long connectErrors, long readErrors, long writeErrors,
-                  long timeouts, long non2xx, Double serverCpuSeconds, Double clientCpuSeconds,
-                  Long windowStartMs, Long windowEndMs) {
+record LoadResult(
+        String generator,
+        int connections,
+        long requests,
+        double seconds,
+        double requestsPerSecond,
+        Double p50Ms,
+        Double p99Ms,
+        Double maxMs,
+        long connectErrors,
+        long readErrors,
+        long writeErrors,
+        long timeouts,
+        long non2xx,
+        Double serverCpuSeconds,
+        Double clientCpuSeconds,
+        Long windowStartMs,
+        Long windowEndMs) {
 
     /** A result without the window's wall-clock bounds. */
-    LoadResult(String generator, int connections, long requests, double seconds, double requestsPerSecond,
-               Double p50Ms, Double p99Ms, Double maxMs, long connectErrors, long readErrors, long writeErrors,
-               long timeouts, long non2xx, Double serverCpuSeconds, Double clientCpuSeconds) {
-        this(generator, connections, requests, seconds, requestsPerSecond, p50Ms, p99Ms, maxMs, connectErrors, readErrors,
-                writeErrors, timeouts, non2xx, serverCpuSeconds, clientCpuSeconds, null, null);
+    LoadResult(
+            String generator,
+            int connections,
+            long requests,
+            double seconds,
+            double requestsPerSecond,
+            Double p50Ms,
+            Double p99Ms,
+            Double maxMs,
+            long connectErrors,
+            long readErrors,
+            long writeErrors,
+            long timeouts,
+            long non2xx,
+            Double serverCpuSeconds,
+            Double clientCpuSeconds) {
+        this(
+                generator,
+                connections,
+                requests,
+                seconds,
+                requestsPerSecond,
+                p50Ms,
+                p99Ms,
+                maxMs,
+                connectErrors,
+                readErrors,
+                writeErrors,
+                timeouts,
+                non2xx,
+                serverCpuSeconds,
+                clientCpuSeconds,
+                null,
+                null);
     }
 
     /** This result with the measured window's wall-clock bounds (epoch milliseconds). */
     LoadResult withWindow(long startMs, long endMs) {
-        return new LoadResult(generator, connections, requests, seconds, requestsPerSecond, p50Ms, p99Ms, maxMs,
-                connectErrors, readErrors, writeErrors, timeouts, non2xx, serverCpuSeconds, clientCpuSeconds, startMs, endMs);
+        return new LoadResult(
+                generator,
+                connections,
+                requests,
+                seconds,
+                requestsPerSecond,
+                p50Ms,
+                p99Ms,
+                maxMs,
+                connectErrors,
+                readErrors,
+                writeErrors,
+                timeouts,
+                non2xx,
+                serverCpuSeconds,
+                clientCpuSeconds,
+                startMs,
+                endMs);
     }
 
     /** Socket errors and timeouts together, as wrk's "Socket errors" line counts them. */

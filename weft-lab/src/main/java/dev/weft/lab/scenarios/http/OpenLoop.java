@@ -57,13 +57,23 @@ public final class OpenLoop {
      * @param clientTimeout  how long each client waits for its response
      * @param maxConnections most connections open at once
      */
-    public record Plan(int port, String path, double ratePerSecond, long warmupMs, long durationMs,
-                       Duration clientTimeout, int maxConnections) {
+    public record Plan(
+            int port,
+            String path,
+            double ratePerSecond,
+            long warmupMs,
+            long durationMs,
+            Duration clientTimeout,
+            int maxConnections) {
         public Plan {
-            if (ratePerSecond <= 0 || durationMs < 1 || warmupMs < 0 || maxConnections < 1 || clientTimeout.isNegative()
+            if (ratePerSecond <= 0
+                    || durationMs < 1
+                    || warmupMs < 0
+                    || maxConnections < 1
+                    || clientTimeout.isNegative()
                     || clientTimeout.isZero()) {
-                throw new IllegalArgumentException("an open-loop plan needs a rate, a duration, a timeout and connections > 0; got "
-                        + this);
+                throw new IllegalArgumentException(
+                        "an open-loop plan needs a rate, a duration, a timeout and connections > 0; got " + this);
             }
         }
     }
@@ -82,8 +92,16 @@ public final class OpenLoop {
      * @param seconds       the window's length
      * @param goodLatencies the latencies of the good responses, in nanoseconds, from the scheduled time
      */
-    public record Result(long sent, long good, long goodInWindow, long shed, long otherStatus, long timeouts, long errors,
-                         double seconds, long[] goodLatencies) {
+    public record Result(
+            long sent,
+            long good,
+            long goodInWindow,
+            long shed,
+            long otherStatus,
+            long timeouts,
+            long errors,
+            double seconds,
+            long[] goodLatencies) {
 
         /** Good responses that arrived inside the window, per second of the window. */
         public double goodput() {
@@ -118,6 +136,7 @@ public final class OpenLoop {
     private final Runnable atWindow;
     /** The window, System.nanoTime(); set before the first client starts (Thread.start publishes them). */
     private long windowStart;
+
     private long windowEnd;
 
     private OpenLoop(Plan plan, Runnable atWindow) {
@@ -179,8 +198,16 @@ public final class OpenLoop {
             closeQuietly(s);
         }
         List<Long> l = new ArrayList<>(latencies);
-        return new Result(sent.sum(), good.sum(), goodInWindow.sum(), shed.sum(), other.sum(), timeouts.sum(), errors.sum(),
-                (windowEnd - windowStart) / 1e9, l.stream().mapToLong(Long::longValue).toArray());
+        return new Result(
+                sent.sum(),
+                good.sum(),
+                goodInWindow.sum(),
+                shed.sum(),
+                other.sum(),
+                timeouts.sum(),
+                errors.sum(),
+                (windowEnd - windowStart) / 1e9,
+                l.stream().mapToLong(Long::longValue).toArray());
     }
 
     /** One client: sends at {@code scheduled}, gives up at the deadline. */
@@ -202,17 +229,23 @@ public final class OpenLoop {
                 }
                 s = new Socket();
                 s.setTcpNoDelay(true);
-                s.connect(new InetSocketAddress("127.0.0.1", plan.port()), (int) Math.max(1, remainingMillis(scheduled, timeoutNanos)));
+                s.connect(new InetSocketAddress("127.0.0.1", plan.port()), (int)
+                        Math.max(1, remainingMillis(scheduled, timeoutNanos)));
             }
             OutputStream out = s.getOutputStream();
-            out.write(("GET " + plan.path() + " HTTP/1.1\r\nHost: 127.0.0.1:" + plan.port() + "\r\n" + DEADLINE_HEADER + ": "
-                    + deadlineEpochMillis + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(("GET " + plan.path() + " HTTP/1.1\r\nHost: 127.0.0.1:" + plan.port() + "\r\n" + DEADLINE_HEADER
+                            + ": " + deadlineEpochMillis + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             int answer = readResponse(s, scheduled, timeoutNanos);
             int status = answer & 0xffff;
             long arrived = System.nanoTime();
             long latency = arrived - scheduled;
-            if (status >= 200 && status < 300 && latency <= timeoutNanos && arrived - windowStart >= 0 && arrived - windowEnd < 0) {
+            if (status >= 200
+                    && status < 300
+                    && latency <= timeoutNanos
+                    && arrived - windowStart >= 0
+                    && arrived - windowEnd < 0) {
                 goodInWindow.increment();
             }
             if (counted) {
@@ -272,7 +305,8 @@ public final class OpenLoop {
                 throw new IOException("the server closed the connection");
             }
             head.append((char) b);
-            matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3)) ? matched + 1
+            matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3))
+                    ? matched + 1
                     : (b == '\r' ? 1 : 0);
         }
         String h = head.toString();

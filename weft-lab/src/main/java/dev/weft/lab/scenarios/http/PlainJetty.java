@@ -27,8 +27,7 @@ final class PlainJetty {
     static final byte[] BODY = "<b>hello!</b>".getBytes(StandardCharsets.UTF_8);
     static final int BACKLOG = 1024;
 
-    private PlainJetty() {
-    }
+    private PlainJetty() {}
 
     /**
      * Starts the baseline and returns its server: on virtual threads when {@code handlerThreads} is

@@ -13,8 +13,7 @@ import java.util.concurrent.TimeUnit;
 /** The external load tools the scenario runs (wrk, h2load): finding them and running them bounded in time. */
 final class Tools {
 
-    private Tools() {
-    }
+    private Tools() {}
 
     /** The executable {@code name} in a folder of the PATH, if there is one. */
     static Optional<Path> onPath(String name) {

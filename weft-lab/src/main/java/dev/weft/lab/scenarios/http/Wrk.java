@@ -52,19 +52,25 @@ final class Wrk {
     }
 
     private String wrk(String url, int connections, int threads, int seconds) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(executable.toString(),
-                "-t" + Math.min(threads, connections), "-c" + connections, "-d" + seconds + "s",
-                "--timeout", "2s", "--latency", url));
+        List<String> command = new ArrayList<>(List.of(
+                executable.toString(),
+                "-t" + Math.min(threads, connections),
+                "-c" + connections,
+                "-d" + seconds + "s",
+                "--timeout",
+                "2s",
+                "--latency",
+                url));
         return Tools.run(command, seconds + 30L);
     }
 
     private static final Pattern REQUESTS = Pattern.compile("(\\d+) requests in ([\\d.]+)(us|ms|s|m)");
-    private static final Pattern PERCENTILE = Pattern.compile("^\\s*(50|99)(?:\\.0+)?%\\s+([\\d.]+)(us|ms|s|m)\\s*$",
-            Pattern.MULTILINE);
-    private static final Pattern MAX = Pattern.compile("^\\s*Latency\\s+\\S+\\s+\\S+\\s+([\\d.]+)(us|ms|s|m)",
-            Pattern.MULTILINE);
-    private static final Pattern SOCKET_ERRORS = Pattern.compile(
-            "Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
+    private static final Pattern PERCENTILE =
+            Pattern.compile("^\\s*(50|99)(?:\\.0+)?%\\s+([\\d.]+)(us|ms|s|m)\\s*$", Pattern.MULTILINE);
+    private static final Pattern MAX =
+            Pattern.compile("^\\s*Latency\\s+\\S+\\s+\\S+\\s+([\\d.]+)(us|ms|s|m)", Pattern.MULTILINE);
+    private static final Pattern SOCKET_ERRORS =
+            Pattern.compile("Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)");
     private static final Pattern NON_2XX = Pattern.compile("Non-2xx or 3xx responses: (\\d+)");
     private static final Pattern RATE = Pattern.compile("Requests/sec:\\s+([\\d.]+)");
 
@@ -101,7 +107,21 @@ final class Wrk {
         long non2xx = nm.find() ? Long.parseLong(nm.group(1)) : 0;
         Matcher rm = RATE.matcher(report);
         double rate = rm.find() ? Double.parseDouble(rm.group(1)) : requests / seconds;
-        return new LoadResult("wrk", connections, requests, seconds, rate, p50, p99, max,
-                connect, read, write, timeout, non2xx, serverCpuSeconds, null);
+        return new LoadResult(
+                "wrk",
+                connections,
+                requests,
+                seconds,
+                rate,
+                p50,
+                p99,
+                max,
+                connect,
+                read,
+                write,
+                timeout,
+                non2xx,
+                serverCpuSeconds,
+                null);
     }
 }

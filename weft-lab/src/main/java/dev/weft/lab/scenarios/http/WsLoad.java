@@ -28,7 +28,8 @@ final class WsLoad {
     record Plan(int port, String path, int sockets, long warmupMs, long durationMs, long serverPid) {
         Plan {
             if (sockets < 1 || durationMs < 1 || warmupMs < 0) {
-                throw new IllegalArgumentException("a WebSocket load plan needs sockets and a duration > 0; got " + this);
+                throw new IllegalArgumentException(
+                        "a WebSocket load plan needs sockets and a duration > 0; got " + this);
             }
         }
     }
@@ -48,15 +49,21 @@ final class WsLoad {
 
     /** Opens the sockets, warms up, measures, closes them; the result counts echoes as requests. */
     LoadResult run() throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(2, Thread.ofPlatform().name("weft-ws-load-", 1).daemon(true).factory());
-        HttpClient client = HttpClient.newBuilder().executor(pool).connectTimeout(Duration.ofSeconds(10)).build();
+        ExecutorService pool = Executors.newFixedThreadPool(
+                2, Thread.ofPlatform().name("weft-ws-load-", 1).daemon(true).factory());
+        HttpClient client = HttpClient.newBuilder()
+                .executor(pool)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build();
         List<Echo> echos = new ArrayList<>();
         List<CompletableFuture<WebSocket>> opening = new ArrayList<>();
         URI uri = URI.create("ws://127.0.0.1:" + plan.port() + plan.path());
         for (int i = 0; i < plan.sockets(); i++) {
             Echo e = new Echo();
             echos.add(e);
-            opening.add(client.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10)).buildAsync(uri, e));
+            opening.add(client.newWebSocketBuilder()
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .buildAsync(uri, e));
         }
         long connectErrors = 0;
         List<WebSocket> open = new ArrayList<>();
@@ -84,12 +91,27 @@ final class WsLoad {
                 ws.abort(); // a send still in flight: end the socket without the closing handshake
             }
         }
-        long[] rtts = echos.stream().flatMapToLong(e -> Arrays.stream(e.rtts, 0, e.count)).sorted().toArray();
+        long[] rtts = echos.stream()
+                .flatMapToLong(e -> Arrays.stream(e.rtts, 0, e.count))
+                .sorted()
+                .toArray();
         double seconds = measured.seconds();
         long messages = echoes.get();
-        LoadResult r = new LoadResult("built-in-websocket", plan.sockets(), messages, seconds, messages / seconds,
-                LoadGenerator.percentileMs(rtts, 0.50), LoadGenerator.percentileMs(rtts, 0.99), rtts.length == 0 ? null : rtts[rtts.length - 1] / 1e6,
-                connectErrors, closedEarly.get(), 0, 0, wrong.get(), measured.serverCpu(),
+        LoadResult r = new LoadResult(
+                "built-in-websocket",
+                plan.sockets(),
+                messages,
+                seconds,
+                messages / seconds,
+                LoadGenerator.percentileMs(rtts, 0.50),
+                LoadGenerator.percentileMs(rtts, 0.99),
+                rtts.length == 0 ? null : rtts[rtts.length - 1] / 1e6,
+                connectErrors,
+                closedEarly.get(),
+                0,
+                0,
+                wrong.get(),
+                measured.serverCpu(),
                 measured.clientCpu());
         client.shutdownNow();
         pool.shutdownNow();
@@ -122,7 +144,8 @@ final class WsLoad {
             sentAt = System.nanoTime();
             // The JDK's client allows one send in flight: an echo may arrive before the future of
             // the send it answers completes, so the next send is chained to that future.
-            sending = sending == null ? socket.sendText(MESSAGE, true)
+            sending = sending == null
+                    ? socket.sendText(MESSAGE, true)
                     : sending.thenCompose(ws -> ws.sendText(MESSAGE, true));
         }
 

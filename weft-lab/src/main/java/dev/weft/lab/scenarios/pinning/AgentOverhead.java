@@ -39,13 +39,16 @@ public final class AgentOverhead {
         }
     }
 
-    private AgentOverhead() {
-    }
+    private AgentOverhead() {}
 
     /** The agent jar on this classpath (the shaded one weft-agent installs), or empty when it is not a jar here. */
     static Optional<Path> agentJar() {
         try {
-            Path p = Path.of(dev.weft.agent.WeftAgent.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path p = Path.of(dev.weft.agent.WeftAgent.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
             return Files.isRegularFile(p) && p.toString().endsWith(".jar") ? Optional.of(p) : Optional.empty();
         } catch (Exception | LinkageError e) {
             return Optional.empty();
@@ -62,27 +65,31 @@ public final class AgentOverhead {
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
         List<Double> pairRatios = new ArrayList<>();
-        Rounds pairs = ctx.rounds(ctx.size(1, 6, 8), ctx.size(1, 10, 16)).reserve(Duration.ofSeconds(1))
+        Rounds pairs = ctx.rounds(ctx.size(1, 6, 8), ctx.size(1, 10, 16))
+                .reserve(Duration.ofSeconds(1))
                 .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
         while (pairs.another()) {
             int pair = pairs.count() - 1;
-            double[] medians = new double[2];   // without, with
+            double[] medians = new double[2]; // without, with
             for (int i = 0; i < 2; i++) {
-                boolean withAgent = (pair + i) % 2 == 1;   // off-on, then on-off, ...
+                boolean withAgent = (pair + i) % 2 == 1; // off-on, then on-off, ...
                 List<String> jvmArgs = withAgent ? List.of("-javaagent:" + agent) : List.of();
                 String label = "agent-overhead-" + pair + (withAgent ? "-on" : "-off");
-                ChildJvm child = ctx.startJvm(label, jvmArgs, AgentOverhead.class.getName(),
+                ChildJvm child = ctx.startJvm(
+                        label,
+                        jvmArgs,
+                        AgentOverhead.class.getName(),
                         List.of(Integer.toString(threads), Integer.toString(ops), Integer.toString(warmupMs)));
                 List<Double> found = new ArrayList<>();
                 try {
-                    int exit = child.awaitExit(Duration.ofSeconds(120));   // blocks while the child measures
+                    int exit = child.awaitExit(Duration.ofSeconds(120)); // blocks while the child measures
                     for (int op = 0; op < ops; op++) {
                         String figure = child.await(RESULT, Duration.ZERO);
                         found.add(Double.parseDouble(figure.substring("tasks_per_s=".length())));
                     }
                     if (exit != 0) {
-                        throw new IllegalStateException(label + " exited with " + exit + " after its " + ops + " results; "
-                                + child.tail());
+                        throw new IllegalStateException(
+                                label + " exited with " + exit + " after its " + ops + " results; " + child.tail());
                     }
                 } finally {
                     child.stop();
@@ -92,8 +99,10 @@ public final class AgentOverhead {
             }
             pairRatios.add(medians[1] / medians[0]);
         }
-        return new Result(off.stream().mapToDouble(Double::doubleValue).toArray(),
-                on.stream().mapToDouble(Double::doubleValue).toArray(), List.copyOf(pairRatios),
+        return new Result(
+                off.stream().mapToDouble(Double::doubleValue).toArray(),
+                on.stream().mapToDouble(Double::doubleValue).toArray(),
+                List.copyOf(pairRatios),
                 (System.nanoTime() - start) / 1e9);
     }
 
@@ -104,14 +113,16 @@ public final class AgentOverhead {
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[0]);
         int ops = Integer.parseInt(args[1]);
-        long warmupEnd = System.nanoTime() + Duration.ofMillis(Long.parseLong(args[2])).toNanos();
+        long warmupEnd =
+                System.nanoTime() + Duration.ofMillis(Long.parseLong(args[2])).toNanos();
         do {
             PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
         } while (System.nanoTime() - warmupEnd < 0);
         for (int i = 0; i < ops; i++) {
             long t0 = System.nanoTime();
             PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
-            ChildJvm.tell(RESULT, String.format(Locale.ROOT, "tasks_per_s=%.3f", threads / ((System.nanoTime() - t0) / 1e9)));
+            ChildJvm.tell(
+                    RESULT, String.format(Locale.ROOT, "tasks_per_s=%.3f", threads / ((System.nanoTime() - t0) / 1e9)));
         }
     }
 }

@@ -45,7 +45,8 @@ final class Bystander implements AutoCloseable {
     private Bystander(Duration every, Duration sleep) {
         this.every = every;
         this.sleep = sleep;
-        this.ticker = Thread.ofPlatform().name("weft-lab-bystander").daemon(true).unstarted(this::tick);
+        this.ticker =
+                Thread.ofPlatform().name("weft-lab-bystander").daemon(true).unstarted(this::tick);
     }
 
     /** Starts a bystander: a task sleeping {@code sleep} every {@code every}. */

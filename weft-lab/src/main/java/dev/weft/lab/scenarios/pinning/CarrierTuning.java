@@ -22,8 +22,7 @@ public final class CarrierTuning {
     /** The tag of the message with the figures. */
     static final String RESULT = "tuned";
 
-    private CarrierTuning() {
-    }
+    private CarrierTuning() {}
 
     /**
      * Runs the measurement.
@@ -39,9 +38,14 @@ public final class CarrierTuning {
             }
             classInitBytes = in.readAllBytes();
         }
-        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
-        PinningScenario.operation(PinningScenario.Kind.NO_LOCK, Math.min(threads, 50), classInitBytes); // carriers started
-        PinMonitor monitor = PinMonitor.builder().threshold(Duration.ZERO).sampleScheduler(Duration.ZERO, 0).start();
+        int carriers = Integer.getInteger(
+                "jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        PinningScenario.operation(
+                PinningScenario.Kind.NO_LOCK, Math.min(threads, 50), classInitBytes); // carriers started
+        PinMonitor monitor = PinMonitor.builder()
+                .threshold(Duration.ZERO)
+                .sampleScheduler(Duration.ZERO, 0)
+                .start();
         Bystander bystander = Bystander.start(PinningScenario.BYSTANDER_EVERY, PinningScenario.BYSTANDER_SLEEP);
         long start = System.nanoTime();
         double seconds;
@@ -54,9 +58,16 @@ public final class CarrierTuning {
             latencies = bystander.stop();
             report = monitor.stop();
         }
-        ChildJvm.tell(RESULT, String.format(Locale.ROOT,
-                "carriers=%d tasks_per_s=%.3f pins=%d submit_failures=%d bystander_p50_ms=%.3f bystander_p99_ms=%.3f",
-                carriers, threads / seconds, report.pins(), report.submitFailures(), latencies.quantile(0.5),
-                latencies.quantile(0.99)));
+        ChildJvm.tell(
+                RESULT,
+                String.format(
+                        Locale.ROOT,
+                        "carriers=%d tasks_per_s=%.3f pins=%d submit_failures=%d bystander_p50_ms=%.3f bystander_p99_ms=%.3f",
+                        carriers,
+                        threads / seconds,
+                        report.pins(),
+                        report.submitFailures(),
+                        latencies.quantile(0.5),
+                        latencies.quantile(0.99)));
     }
 }

@@ -15,6 +15,5 @@ final class IoInClassInit {
         RESULT = PinningScenario.computeResult();
     }
 
-    private IoInClassInit() {
-    }
+    private IoInClassInit() {}
 }

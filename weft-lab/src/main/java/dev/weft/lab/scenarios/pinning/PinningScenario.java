@@ -95,20 +95,28 @@ public final class PinningScenario implements Scenario {
     static final int QUICK_BOUND_THREADS = 200;
 
     /** How many operations to time, JMH style. */
-    record Plan(int threads, int warmupIterations, Duration warmupTime, int iterations, Duration iterationTime,
-                boolean timeBased) {
-    }
+    record Plan(
+            int threads,
+            int warmupIterations,
+            Duration warmupTime,
+            int iterations,
+            Duration iterationTime,
+            boolean timeBased) {}
 
     /**
      * One variant's measurement: the throughput of each measured iteration, the scheduler meanwhile,
      * and the periods (with the tasks run in them) whose pins count for it.
      */
-    record Measured(double[] throughputs, SchedulerSamples scheduler, List<Instant[]> periods, long tasks,
-                    Bystander.Latencies bystander) {
-    }
+    record Measured(
+            double[] throughputs,
+            SchedulerSamples scheduler,
+            List<Instant[]> periods,
+            long tasks,
+            Bystander.Latencies bystander) {}
 
     /** The bystander: a 1 ms sleep on a new virtual thread every 2 ms, during every variant. */
     static final Duration BYSTANDER_EVERY = Duration.ofMillis(2);
+
     static final Duration BYSTANDER_SLEEP = Duration.ofMillis(1);
 
     @Override
@@ -117,16 +125,26 @@ public final class PinningScenario implements Scenario {
         int parallelism = carriers();
         double io = IO_MILLIS / 1000.0;
         int threads = ctx.size(20, 1_000, 1_000);
-        ctx.limitNote(String.format(Locale.ROOT,
+        ctx.limitNote(String.format(
+                Locale.ROOT,
                 "Little's law, throughput <= concurrency / %d ms: %,d threads -> %,.0f tasks/s; one lock held across the I/O"
                         + " -> concurrency 1 -> %,.0f tasks/s; pinned carriers (class-init) -> concurrency = %d carriers -> %,.0f tasks/s",
-                IO_MILLIS, threads, threads / io, 1 / io, parallelism, parallelism / io));
+                IO_MILLIS,
+                threads,
+                threads / io,
+                1 / io,
+                parallelism,
+                parallelism / io));
 
         if (ctx.mode() == Mode.QUICK) {
-            ctx.note(String.format(Locale.ROOT, "Quick sizes: no-lock runs %,d threads per operation; reentrant-lock,"
-                    + " synchronized, class-init and the carrier-tuning runs %,d, since a lock or the carriers bound their"
-                    + " throughput whatever the number of threads (1,000 would take 10 s per locked variant). --full runs"
-                    + " 1,000 for every variant with the article's JMH settings.", threads, QUICK_BOUND_THREADS));
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "Quick sizes: no-lock runs %,d threads per operation; reentrant-lock,"
+                            + " synchronized, class-init and the carrier-tuning runs %,d, since a lock or the carriers bound their"
+                            + " throughput whatever the number of threads (1,000 would take 10 s per locked variant). --full runs"
+                            + " 1,000 for every variant with the article's JMH settings.",
+                    threads,
+                    QUICK_BOUND_THREADS));
         }
         PinLog pins = new PinLog();
         Overhead overhead = overhead(ctx, threads, classInitBytes, pins);
@@ -139,9 +157,14 @@ public final class PinningScenario implements Scenario {
                         ? overhead.monitored()
                         : measure(ctx, kind, plan, () -> operation(kind, plan.threads(), classInitBytes));
                 measured.put(kind, m);
-                ctx.progress(String.format(Locale.ROOT, "%s: median %,.0f tasks/s over %d iteration%s (limit %,.0f)",
-                        kind.variant, Stats.median(m.throughputs()), m.throughputs().length,
-                        m.throughputs().length == 1 ? "" : "s", limit(kind, threads, parallelism)));
+                ctx.progress(String.format(
+                        Locale.ROOT,
+                        "%s: median %,.0f tasks/s over %d iteration%s (limit %,.0f)",
+                        kind.variant,
+                        Stats.median(m.throughputs()),
+                        m.throughputs().length,
+                        m.throughputs().length == 1 ? "" : "s",
+                        limit(kind, threads, parallelism)));
             }
         } finally {
             monitored = overhead.monitor().stop(); // after this every pin has reached the log
@@ -158,9 +181,13 @@ public final class PinningScenario implements Scenario {
         for (Kind kind : Kind.values()) {
             Measured m = measured.get(kind);
             double median = Stats.median(m.throughputs());
-            long pinned = m.periods().stream().mapToLong(p -> pins.count(p[0], p[1])).sum();
-            ScenarioContext.VariantBuilder v = ctx.variant(kind.variant).unit("tasks/s").value(median)
-                    .limit(limit(kind, threads, parallelism)).published(kind.published)
+            long pinned =
+                    m.periods().stream().mapToLong(p -> pins.count(p[0], p[1])).sum();
+            ScenarioContext.VariantBuilder v = ctx.variant(kind.variant)
+                    .unit("tasks/s")
+                    .value(median)
+                    .limit(limit(kind, threads, parallelism))
+                    .published(kind.published)
                     .extra("iterations", Arrays.stream(m.throughputs()).boxed().toList())
                     .extra("threads", plan(ctx.mode(), kind, threads).threads())
                     .extra("io_ms", IO_MILLIS)
@@ -176,8 +203,12 @@ public final class PinningScenario implements Scenario {
                 v.extra("throughput_without_monitor", Stats.median(overhead.off()))
                         .extra("throughput_with_monitor", Stats.median(overhead.on()))
                         .extra("monitor_overhead_ratio", overhead.ratio())
-                        .extra("iterations_without_monitor", Arrays.stream(overhead.off()).boxed().toList())
-                        .extra("iterations_with_monitor", Arrays.stream(overhead.on()).boxed().toList())
+                        .extra(
+                                "iterations_without_monitor",
+                                Arrays.stream(overhead.off()).boxed().toList())
+                        .extra(
+                                "iterations_with_monitor",
+                                Arrays.stream(overhead.on()).boxed().toList())
                         .extra("monitor_overhead_pair_ratios", overhead.pairRatios())
                         .extra("assertion_latency_ms_median", Stats.median(toArray(latencies)))
                         .extra("assertion_latency_ms", latencies);
@@ -185,8 +216,12 @@ public final class PinningScenario implements Scenario {
                     v.extra("throughput_without_agent", Stats.median(agent.off()))
                             .extra("throughput_with_agent", Stats.median(agent.on()))
                             .extra("agent_overhead_ratio", agent.ratio())
-                            .extra("iterations_without_agent", Arrays.stream(agent.off()).boxed().toList())
-                            .extra("iterations_with_agent", Arrays.stream(agent.on()).boxed().toList())
+                            .extra(
+                                    "iterations_without_agent",
+                                    Arrays.stream(agent.off()).boxed().toList())
+                            .extra(
+                                    "iterations_with_agent",
+                                    Arrays.stream(agent.on()).boxed().toList())
                             .extra("agent_overhead_pair_ratios", agent.pairRatios())
                             .extra("agent_overhead_seconds", agent.seconds());
                 }
@@ -194,7 +229,9 @@ public final class PinningScenario implements Scenario {
             v.add();
         }
         for (Tuned t : tuned) {
-            ctx.variant("class-init@" + t.carriers() + "-carriers").unit("tasks/s").value(t.throughput())
+            ctx.variant("class-init@" + t.carriers() + "-carriers")
+                    .unit("tasks/s")
+                    .value(t.throughput())
                     .limit(t.carriers() * 1000.0 / IO_MILLIS)
                     .extra("threads", tunedThreads)
                     .extra("io_ms", IO_MILLIS)
@@ -210,16 +247,28 @@ public final class PinningScenario implements Scenario {
         }
         notes(ctx, measured, parallelism, pins, overhead, latencies, tuned, monitored);
         if (agent == null) {
-            ctx.note("The weft agent's overhead was not measured: weft-agent is not a jar on this classpath (./weft install,"
-                    + " or a build through the package phase, makes it).");
+            ctx.note(
+                    "The weft agent's overhead was not measured: weft-agent is not a jar on this classpath (./weft install,"
+                            + " or a build through the package phase, makes it).");
         } else {
-            ctx.note(String.format(Locale.ROOT, "The weft agent (-javaagent, pins and starvation, its defaults) on a workload"
-                    + " that never pins: no-lock ran %,.0f tasks/s with it, %,.0f without (ratio of the medians %.3f, %d+%d"
-                    + " operations in %d pairs of child JVMs, the order alternating, %.1f s in all; the goal is judged on the"
-                    + " pairs' ratios).", Stats.median(agent.on()), Stats.median(agent.off()), agent.ratio(), agent.on().length,
-                    agent.off().length, agent.pairRatios().size(), agent.seconds()));
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "The weft agent (-javaagent, pins and starvation, its defaults) on a workload"
+                            + " that never pins: no-lock ran %,.0f tasks/s with it, %,.0f without (ratio of the medians %.3f, %d+%d"
+                            + " operations in %d pairs of child JVMs, the order alternating, %.1f s in all; the goal is judged on the"
+                            + " pairs' ratios).",
+                    Stats.median(agent.on()),
+                    Stats.median(agent.off()),
+                    agent.ratio(),
+                    agent.on().length,
+                    agent.off().length,
+                    agent.pairRatios().size(),
+                    agent.seconds()));
             ctx.goal("the weft agent costs at most 2% on a workload that never pins (with/without)")
-                    .perRound(agent.pairRatios()).unit("x").atLeast(0.98).add();
+                    .perRound(agent.pairRatios())
+                    .unit("x")
+                    .atLeast(0.98)
+                    .add();
         }
     }
 
@@ -254,8 +303,8 @@ public final class PinningScenario implements Scenario {
         }
         Instant to = Instant.now();
         Thread.sleep(GAP);
-        return new Measured(throughputs, samples, List.<Instant[]>of(new Instant[] {from, to}), tasks.sum(),
-                bystander.stop());
+        return new Measured(
+                throughputs, samples, List.<Instant[]>of(new Instant[] {from, to}), tasks.sum(), bystander.stop());
     }
 
     // ---- the monitor: its overhead, the pins it saw, the assertion's latency ----------------
@@ -274,9 +323,15 @@ public final class PinningScenario implements Scenario {
         // JFR's first recording (the recorder and its parser load and compile): warm up both, by time.
         Duration warmup = Duration.ofMillis(ctx.size(0, 1_500, 9_000));
         Operation op = () -> operation(Kind.NO_LOCK, threads, classInitBytes);
-        ctx.progress(String.format(Locale.ROOT, "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor,"
-                + " then %d-%d pairs of blocks of %d operations without and with it, the order alternating", threads,
-                warmup.toMillis() / 1e3, minPairs, maxPairs, block));
+        ctx.progress(String.format(
+                Locale.ROOT,
+                "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor,"
+                        + " then %d-%d pairs of blocks of %d operations without and with it, the order alternating",
+                threads,
+                warmup.toMillis() / 1e3,
+                minPairs,
+                maxPairs,
+                block));
         PinMonitor warming = pins.startMonitor();
         try {
             iteration(warmup, op);
@@ -293,12 +348,13 @@ public final class PinningScenario implements Scenario {
         PinMonitor monitor = null;
         SchedulerSamples samples;
         // Keeps time for the rest of the scenario (the variants, the assertions, the child JVMs).
-        Rounds pairs = ctx.rounds(minPairs, maxPairs).reserve(Duration.ofSeconds(ctx.size(0, 15, 120)))
+        Rounds pairs = ctx.rounds(minPairs, maxPairs)
+                .reserve(Duration.ofSeconds(ctx.size(0, 15, 120)))
                 .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
         try {
             while (pairs.another()) {
-                boolean monitorFirst = pairs.count() % 2 == 0;   // off-on, on-off, off-on, ...
-                double[] pair = new double[2];                   // median without, with
+                boolean monitorFirst = pairs.count() % 2 == 0; // off-on, on-off, off-on, ...
+                double[] pair = new double[2]; // median without, with
                 for (boolean withMonitor : monitorFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
                     if (withMonitor) {
                         monitor = pins.startMonitor();
@@ -317,7 +373,7 @@ public final class PinningScenario implements Scenario {
                         monitored.add(new Instant[] {from, Instant.now()});
                         monitor.stop();
                         monitor = null;
-                        Thread.sleep(GAP);   // after a monitored period only: a block without the monitor sees no pins
+                        Thread.sleep(GAP); // after a monitored period only: a block without the monitor sees no pins
                     }
                 }
                 pairRatios.add(pair[1] / pair[0]);
@@ -333,16 +389,30 @@ public final class PinningScenario implements Scenario {
             samples = sampler.stop();
             bystander.close();
         }
-        return new Overhead(toArray(off), toArray(on), List.copyOf(pairRatios), monitored, (long) on.size() * threads,
-                samples, monitor, bystander.stop());
+        return new Overhead(
+                toArray(off),
+                toArray(on),
+                List.copyOf(pairRatios),
+                monitored,
+                (long) on.size() * threads,
+                samples,
+                monitor,
+                bystander.stop());
     }
 
     /**
      * The no-lock blocks: throughputs without and with the monitor, the monitored periods, and the
      * monitor left running.
      */
-    record Overhead(double[] off, double[] on, List<Double> pairRatios, List<Instant[]> onPeriods, long onTasks,
-                    SchedulerSamples scheduler, PinMonitor monitor, Bystander.Latencies bystander) {
+    record Overhead(
+            double[] off,
+            double[] on,
+            List<Double> pairRatios,
+            List<Instant[]> onPeriods,
+            long onTasks,
+            SchedulerSamples scheduler,
+            PinMonitor monitor,
+            Bystander.Latencies bystander) {
 
         /** Median throughput with the monitor divided by median throughput without it. */
         double ratio() {
@@ -360,8 +430,11 @@ public final class PinningScenario implements Scenario {
         private final ConcurrentLinkedQueue<Instant> starts = new ConcurrentLinkedQueue<>();
 
         PinMonitor startMonitor() {
-            return PinMonitor.builder().threshold(Duration.ZERO).sampleScheduler(Duration.ZERO, 0)
-                    .onPin(this::seen).start();
+            return PinMonitor.builder()
+                    .threshold(Duration.ZERO)
+                    .sampleScheduler(Duration.ZERO, 0)
+                    .onPin(this::seen)
+                    .start();
         }
 
         private void seen(PinEvent pin) {
@@ -370,7 +443,9 @@ public final class PinningScenario implements Scenario {
 
         /** Pins that began between {@code from} and {@code to}. */
         long count(Instant from, Instant to) {
-            return starts.stream().filter(t -> !t.isBefore(from) && !t.isAfter(to)).count();
+            return starts.stream()
+                    .filter(t -> !t.isBefore(from) && !t.isAfter(to))
+                    .count();
         }
     }
 
@@ -386,7 +461,7 @@ public final class PinningScenario implements Scenario {
         for (int i = 0; i < n; i++) {
             long t0 = System.nanoTime();
             PinCapture capture = PinCapture.start();
-            Thread.ofVirtual().start(() -> { }).join();
+            Thread.ofVirtual().start(() -> {}).join();
             PinReport r = capture.end();
             ms.add(Math.round((System.nanoTime() - t0) / 1e3) / 1e3);
             if (r.pins() != 0) {
@@ -396,8 +471,15 @@ public final class PinningScenario implements Scenario {
         return ms;
     }
 
-    private static void notes(ScenarioContext ctx, Map<Kind, Measured> measured, int parallelism, PinLog pins,
-                              Overhead overhead, List<Double> latencies, List<Tuned> tuned, PinReport monitored) {
+    private static void notes(
+            ScenarioContext ctx,
+            Map<Kind, Measured> measured,
+            int parallelism,
+            PinLog pins,
+            Overhead overhead,
+            List<Double> latencies,
+            List<Tuned> tuned,
+            PinReport monitored) {
         double reentrant = Stats.median(measured.get(Kind.REENTRANT_LOCK).throughputs());
         double sync = Stats.median(measured.get(Kind.SYNCHRONIZED).throughputs());
         double classInit = Stats.median(measured.get(Kind.CLASS_INIT).throughputs());
@@ -405,58 +487,102 @@ public final class PinningScenario implements Scenario {
         ctx.note("The article's locked figures cannot come from its own code: a lock held across 10 ms of I/O lets one"
                 + " task through per 10 ms, at most 100 tasks/s on any machine, yet it published 8,500 tasks/s"
                 + " (ReentrantLock) and 780 tasks/s (synchronized).");
-        ctx.note(String.format(Locale.ROOT, "Measured here: ReentrantLock %,.0f tasks/s and synchronized %,.0f tasks/s,"
-                + " both at the lock's limit of 100 tasks/s.", reentrant, sync));
+        ctx.note(String.format(
+                Locale.ROOT,
+                "Measured here: ReentrantLock %,.0f tasks/s and synchronized %,.0f tasks/s,"
+                        + " both at the lock's limit of 100 tasks/s.",
+                reentrant,
+                sync));
         if (jdk >= 24) {
-            ctx.note("On JDK " + jdk + " synchronized no longer pins (JEP 491): a virtual thread waiting for or holding a"
+            ctx.note("On JDK " + jdk
+                    + " synchronized no longer pins (JEP 491): a virtual thread waiting for or holding a"
                     + " monitor unmounts, so synchronized and ReentrantLock behave alike. On JDK 21-23 the same code pins a"
                     + " carrier for every 10 ms sleep.");
         } else {
             ctx.note("On JDK " + jdk + " synchronized pins: the thread holding the monitor keeps its carrier during the"
                     + " sleep, and so do the threads blocked on the monitor. JDK 24+ removes this (JEP 491).");
         }
-        ctx.note(String.format(Locale.ROOT, "What still pins on JDK %d: blocking inside a class initializer. class-init ran"
-                + " %,.0f tasks/s against a limit of %,.0f (%d carriers, each held for the whole 10 ms).",
-                jdk, classInit, parallelism * 1000.0 / IO_MILLIS, parallelism));
+        ctx.note(String.format(
+                Locale.ROOT,
+                "What still pins on JDK %d: blocking inside a class initializer. class-init ran"
+                        + " %,.0f tasks/s against a limit of %,.0f (%d carriers, each held for the whole 10 ms).",
+                jdk,
+                classInit,
+                parallelism * 1000.0 / IO_MILLIS,
+                parallelism));
         StringBuilder perVariant = new StringBuilder();
         for (Kind kind : Kind.values()) {
             Measured m = measured.get(kind);
             long n = m.periods().stream().mapToLong(p -> pins.count(p[0], p[1])).sum();
-            perVariant.append(perVariant.isEmpty() ? "" : ", ").append(kind.variant).append(' ').append(String.format(
-                    Locale.ROOT, "%,d (%.2f per task)", n, n / (double) m.tasks()));
+            perVariant
+                    .append(perVariant.isEmpty() ? "" : ", ")
+                    .append(kind.variant)
+                    .append(' ')
+                    .append(String.format(Locale.ROOT, "%,d (%.2f per task)", n, n / (double) m.tasks()));
         }
         ctx.note("Pins seen by weft's pin monitor (JFR, threshold 0): " + perVariant + ".");
         bystanderNotes(ctx, measured, jdk);
         for (Tuned t : tuned) {
-            ctx.note(String.format(Locale.ROOT, "More carriers for code that must pin: class-init in a JVM with %d carriers"
-                    + " (-Djdk.virtualThreadScheduler.parallelism=%d) ran %,.0f tasks/s (limit %,.0f), %d pins,"
-                    + " bystander p99 %.1f ms, %d jdk.VirtualThreadSubmitFailed events.", t.carriers(), t.carriers(),
-                    t.throughput(), t.carriers() * 1000.0 / IO_MILLIS, t.pins(), t.bystanderP99(), t.submitFailures()));
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "More carriers for code that must pin: class-init in a JVM with %d carriers"
+                            + " (-Djdk.virtualThreadScheduler.parallelism=%d) ran %,.0f tasks/s (limit %,.0f), %d pins,"
+                            + " bystander p99 %.1f ms, %d jdk.VirtualThreadSubmitFailed events.",
+                    t.carriers(),
+                    t.carriers(),
+                    t.throughput(),
+                    t.carriers() * 1000.0 / IO_MILLIS,
+                    t.pins(),
+                    t.bystanderP99(),
+                    t.submitFailures()));
         }
-        ctx.note(monitored == null || monitored.submitFailures() == 0
-                ? "jdk.VirtualThreadSubmitFailed: none during the variants."
-                : "jdk.VirtualThreadSubmitFailed during the variants: " + monitored.submitFailures() + " ("
-                        + String.join("; ", monitored.submitFailureMessages()) + ").");
-        ctx.note(String.format(Locale.ROOT, "The pin monitor on a workload that never pins: no-lock ran %,.0f tasks/s with it,"
-                + " %,.0f without (ratio of the medians %.3f, %d+%d operations in %d pairs of blocks; the goal is judged on"
-                + " the pairs' ratios).", Stats.median(overhead.on()), Stats.median(overhead.off()), overhead.ratio(),
-                overhead.on().length, overhead.off().length, overhead.pairRatios().size()));
+        ctx.note(
+                monitored == null || monitored.submitFailures() == 0
+                        ? "jdk.VirtualThreadSubmitFailed: none during the variants."
+                        : "jdk.VirtualThreadSubmitFailed during the variants: " + monitored.submitFailures() + " ("
+                                + String.join("; ", monitored.submitFailureMessages()) + ").");
+        ctx.note(String.format(
+                Locale.ROOT,
+                "The pin monitor on a workload that never pins: no-lock ran %,.0f tasks/s with it,"
+                        + " %,.0f without (ratio of the medians %.3f, %d+%d operations in %d pairs of blocks; the goal is judged on"
+                        + " the pairs' ratios).",
+                Stats.median(overhead.on()),
+                Stats.median(overhead.off()),
+                overhead.ratio(),
+                overhead.on().length,
+                overhead.off().length,
+                overhead.pairRatios().size()));
         ctx.goal("the pin monitor costs at most 2% on a workload that never pins (with/without)")
-                .perRound(overhead.pairRatios()).unit("x").atLeast(0.98).add();
+                .perRound(overhead.pairRatios())
+                .unit("x")
+                .atLeast(0.98)
+                .add();
         double[] l = toArray(latencies);
         Arrays.sort(l);
-        ctx.note(String.format(Locale.ROOT, "A pin assertion (a JFR recording that must contain its own end marker,"
-                + " as in @NoPins and weft.pin/no-pins?): %.1f ms median, %.1f ms at most, over %d checks.",
-                Stats.median(l), l[l.length - 1], l.length));
-        ctx.goal("a pin assertion takes under 200 ms (median)").perRound(latencies).unit("ms").atMost(200).add();
+        ctx.note(String.format(
+                Locale.ROOT,
+                "A pin assertion (a JFR recording that must contain its own end marker,"
+                        + " as in @NoPins and weft.pin/no-pins?): %.1f ms median, %.1f ms at most, over %d checks.",
+                Stats.median(l),
+                l[l.length - 1],
+                l.length));
+        ctx.goal("a pin assertion takes under 200 ms (median)")
+                .perRound(latencies)
+                .unit("ms")
+                .atMost(200)
+                .add();
     }
 
     // ---- carrier tuning: class-init with more carriers, each setting in a JVM of its own ----
 
     /** class-init's figures in a JVM started with {@code carriers} carriers. */
-    record Tuned(int carriers, double throughput, long pins, long submitFailures, double bystanderP50,
-                 double bystanderP99) {
-    }
+    record Tuned(
+            int carriers,
+            double throughput,
+            long pins,
+            long submitFailures,
+            double bystanderP50,
+            double bystanderP99) {}
 
     /** The carrier counts the class-init variant is re-run with, each in its own JVM. */
     static final int[] TUNED_CARRIERS = {2, 8};
@@ -469,15 +595,17 @@ public final class PinningScenario implements Scenario {
     private static List<Tuned> carrierTuning(ScenarioContext ctx, int threads) throws Exception {
         List<Tuned> tuned = new ArrayList<>();
         for (int carriers : TUNED_CARRIERS) {
-            ctx.progress("class-init with " + carriers + " carriers, in a JVM of its own (-Djdk.virtualThreadScheduler.parallelism="
-                    + carriers + ")");
+            ctx.progress("class-init with " + carriers
+                    + " carriers, in a JVM of its own (-Djdk.virtualThreadScheduler.parallelism=" + carriers + ")");
             // Started through the context, like every helper JVM, so the lab ends it if the scenario dies.
-            ChildJvm child = ctx.startJvm("carrier-tuning-" + carriers,
+            ChildJvm child = ctx.startJvm(
+                    "carrier-tuning-" + carriers,
                     List.of("-Djdk.virtualThreadScheduler.parallelism=" + carriers, "-XX:+EnableDynamicAgentLoading"),
-                    CarrierTuning.class.getName(), List.of(Integer.toString(threads)));
+                    CarrierTuning.class.getName(),
+                    List.of(Integer.toString(threads)));
             String line;
             try {
-                child.awaitExit(Duration.ofSeconds(120));   // blocks while the child measures
+                child.awaitExit(Duration.ofSeconds(120)); // blocks while the child measures
                 line = child.await(CarrierTuning.RESULT, Duration.ZERO);
             } finally {
                 child.stop();
@@ -486,9 +614,13 @@ public final class PinningScenario implements Scenario {
             for (String kv : line.split(" ")) {
                 f.put(kv.substring(0, kv.indexOf('=')), kv.substring(kv.indexOf('=') + 1));
             }
-            tuned.add(new Tuned(Integer.parseInt(f.get("carriers")), Double.parseDouble(f.get("tasks_per_s")),
-                    Long.parseLong(f.get("pins")), Long.parseLong(f.get("submit_failures")),
-                    Double.parseDouble(f.get("bystander_p50_ms")), Double.parseDouble(f.get("bystander_p99_ms"))));
+            tuned.add(new Tuned(
+                    Integer.parseInt(f.get("carriers")),
+                    Double.parseDouble(f.get("tasks_per_s")),
+                    Long.parseLong(f.get("pins")),
+                    Long.parseLong(f.get("submit_failures")),
+                    Double.parseDouble(f.get("bystander_p50_ms")),
+                    Double.parseDouble(f.get("bystander_p99_ms"))));
         }
         return tuned;
     }
@@ -500,19 +632,31 @@ public final class PinningScenario implements Scenario {
             String meaning = switch (kind) {
                 case NO_LOCK -> "nothing pins, the bystander's 1 ms sleeps take about 1 ms";
                 case REENTRANT_LOCK -> "waiting for a ReentrantLock unmounts, carriers stay free";
-                case SYNCHRONIZED -> jdk >= 24 ? "JEP 491: monitor holders and waiters unmount, carriers stay free"
-                        : "the monitor's holder and its waiters pin every carrier, the bystanders wait for the whole variant";
+                case SYNCHRONIZED ->
+                    jdk >= 24
+                            ? "JEP 491: monitor holders and waiters unmount, carriers stay free"
+                            : "the monitor's holder and its waiters pin every carrier, the bystanders wait for the whole variant";
                 case CLASS_INIT -> "each task pins a carrier for 10 ms in a class initializer; bystanders get the gaps";
             };
-            ctx.note(String.format(Locale.ROOT, "Bystander during %s (a 1 ms sleep on a new virtual thread every 2 ms,"
-                    + " %,d tasks): p50 %.1f ms, p99 %.1f ms, max %.1f ms: %s.", kind.variant, b.ms().length,
-                    b.quantile(0.5), b.quantile(0.99), b.quantile(1.0), meaning));
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "Bystander during %s (a 1 ms sleep on a new virtual thread every 2 ms,"
+                            + " %,d tasks): p50 %.1f ms, p99 %.1f ms, max %.1f ms: %s.",
+                    kind.variant,
+                    b.ms().length,
+                    b.quantile(0.5),
+                    b.quantile(0.99),
+                    b.quantile(1.0),
+                    meaning));
         }
         if (jdk >= 24) {
             double p99 = measured.get(Kind.SYNCHRONIZED).bystander().quantile(0.99);
             if (Double.isFinite(p99)) {
                 ctx.goal("on JDK 24+ synchronized leaves other virtual threads running: bystander p99 under 50 ms")
-                        .measured(p99).unit("ms").atMost(50).add();
+                        .measured(p99)
+                        .unit("ms")
+                        .atMost(50)
+                        .add();
             }
         }
     }
@@ -520,19 +664,31 @@ public final class PinningScenario implements Scenario {
     static Plan plan(Mode mode, Kind kind, int threads) {
         return switch (mode) {
             case SMOKE -> new Plan(threads, 0, Duration.ZERO, 1, Duration.ZERO, false);
-            case QUICK -> kind == Kind.NO_LOCK
-                    ? new Plan(threads, 2, Duration.ZERO, 5, Duration.ZERO, false)
-                    : new Plan(Math.min(threads, QUICK_BOUND_THREADS), 0, Duration.ZERO, 1, Duration.ZERO, false);
+            case QUICK ->
+                kind == Kind.NO_LOCK
+                        ? new Plan(threads, 2, Duration.ZERO, 5, Duration.ZERO, false)
+                        : new Plan(Math.min(threads, QUICK_BOUND_THREADS), 0, Duration.ZERO, 1, Duration.ZERO, false);
             case FULL -> new Plan(threads, 3, Duration.ofSeconds(3), 5, Duration.ofSeconds(5), true);
         };
     }
 
     private static String describe(Plan p) {
         return p.timeBased
-                ? String.format(Locale.ROOT, "%,d threads, %d warm-up x %d s, %d iterations x %d s", p.threads,
-                        p.warmupIterations, p.warmupTime.toSeconds(), p.iterations, p.iterationTime.toSeconds())
-                : String.format(Locale.ROOT, "%,d threads, %d warm-up + %d measured operation%s", p.threads,
-                        p.warmupIterations, p.iterations, p.iterations == 1 ? "" : "s");
+                ? String.format(
+                        Locale.ROOT,
+                        "%,d threads, %d warm-up x %d s, %d iterations x %d s",
+                        p.threads,
+                        p.warmupIterations,
+                        p.warmupTime.toSeconds(),
+                        p.iterations,
+                        p.iterationTime.toSeconds())
+                : String.format(
+                        Locale.ROOT,
+                        "%,d threads, %d warm-up + %d measured operation%s",
+                        p.threads,
+                        p.warmupIterations,
+                        p.iterations,
+                        p.iterations == 1 ? "" : "s");
     }
 
     /** Runs the plan's iterations and returns each measured iteration's throughput in tasks/s. */
@@ -605,7 +761,9 @@ public final class PinningScenario implements Scenario {
             }
             case CLASS_INIT -> {
                 // A fresh hidden class per task, so that every task runs the blocking initializer.
-                Class<?> c = MethodHandles.lookup().defineHiddenClass(classInitBytes, true).lookupClass();
+                Class<?> c = MethodHandles.lookup()
+                        .defineHiddenClass(classInitBytes, true)
+                        .lookupClass();
                 return c.getDeclaredField("RESULT").getLong(null);
             }
         }
@@ -628,15 +786,17 @@ public final class PinningScenario implements Scenario {
         return hash;
     }
 
-
     private static double[] toArray(List<Double> values) {
         return values.stream().mapToDouble(Double::doubleValue).toArray();
     }
 
     private static int carriers() {
         int parallelism = SchedulerSnapshot.take().parallelism();
-        return parallelism > 0 ? parallelism
-                : Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        return parallelism > 0
+                ? parallelism
+                : Integer.getInteger(
+                        "jdk.virtualThreadScheduler.parallelism",
+                        Runtime.getRuntime().availableProcessors());
     }
 
     private static byte[] classBytes(Class<?> c) throws IOException {

@@ -37,15 +37,14 @@ final class FastQueries {
     static final int BORROWERS = 100;
     static final List<String> POOLS = List.of("weft-pool", "hikaricp");
 
-    private FastQueries() {
-    }
+    private FastQueries() {}
 
     /** Per round: the database's rate, and each pool's queries/s. */
-    record Result(List<Double> database, Map<String, List<Double>> pools) {
-    }
+    record Result(List<Double> database, Map<String, List<Double>> pools) {}
 
-    static Result run(ScenarioContext ctx, String url, int size, Duration perRun, int fullRounds, int minRounds,
-                      Duration reserve) throws Exception {
+    static Result run(
+            ScenarioContext ctx, String url, int size, Duration perRun, int fullRounds, int minRounds, Duration reserve)
+            throws Exception {
         Map<String, Pools.ConnectionPool> open = new LinkedHashMap<>();
         Map<String, List<Double>> qps = new LinkedHashMap<>();
         List<Double> database = new ArrayList<>();
@@ -54,15 +53,16 @@ final class FastQueries {
             for (int i = 0; i < size; i++) {
                 direct.add(DriverManager.getConnection(url));
             }
-            direct(direct, perRun.dividedBy(4));                  // warm, like the pools below
+            direct(direct, perRun.dividedBy(4)); // warm, like the pools below
             for (String name : POOLS) {
                 Pools.ConnectionPool p = Pools.open(name, url, size);
                 open.put(name, p);
                 qps.put(name, new ArrayList<>());
-                drive(p, BORROWERS, perRun.dividedBy(4));         // warm: connections opened, statements prepared
+                drive(p, BORROWERS, perRun.dividedBy(4)); // warm: connections opened, statements prepared
             }
             Rounds rounds = ctx.rounds(Math.max(fullRounds, minRounds), Math.max(fullRounds, 2 * minRounds))
-                    .reserve(reserve).watch(Goal.AT_LEAST, 1.0, qps.get("weft-pool"), qps.get("hikaricp"));
+                    .reserve(reserve)
+                    .watch(Goal.AT_LEAST, 1.0, qps.get("weft-pool"), qps.get("hikaricp"));
             while (rounds.another()) {
                 int r = rounds.count() - 1;
                 if (r < fullRounds) {
@@ -77,10 +77,15 @@ final class FastQueries {
                     sum.merge(name, drive(open.get(name), BORROWERS, perRun.dividedBy(2)), Double::sum);
                 }
                 for (String name : POOLS) {
-                    double q = sum.get(name) / 2;   // two slices of equal length: the mean rate
+                    double q = sum.get(name) / 2; // two slices of equal length: the mean rate
                     qps.get(name).add(q);
-                    ctx.progress(String.format(Locale.ROOT, "fast queries, round %d, %s: %,.0f queries/s (database alone %,.0f)",
-                            r + 1, name, q, database.getLast()));
+                    ctx.progress(String.format(
+                            Locale.ROOT,
+                            "fast queries, round %d, %s: %,.0f queries/s (database alone %,.0f)",
+                            r + 1,
+                            name,
+                            q,
+                            database.getLast()));
                 }
             }
         } finally {
@@ -97,18 +102,31 @@ final class FastQueries {
     /** Reports the variants and the goal. */
     static void report(ScenarioContext ctx, Result r, int size) {
         double limit = Stats.median(r.database());
-        ctx.note(String.format(Locale.ROOT, "fast queries: the limit is the database alone, answering %,.0f prepared \"%s\" per second"
-                + " on %d connections held one per virtual thread (median of %d rounds)", limit, SQL, size, r.database().size()));
-        r.pools().forEach((name, rounds) -> ctx.variant(name + "-fast").unit("queries/s").value(Stats.median(rounds))
-                .limit(limit).better("higher").rounds(rounds)
-                .extra("query", SQL + " (prepared)")
-                .extra("borrowers", BORROWERS)
-                .extra("connections", size)
-                .extra("database_rounds", r.database())
-                .extra("ratio_to_limit", Stats.median(rounds) / limit)
-                .add());
+        ctx.note(String.format(
+                Locale.ROOT,
+                "fast queries: the limit is the database alone, answering %,.0f prepared \"%s\" per second"
+                        + " on %d connections held one per virtual thread (median of %d rounds)",
+                limit,
+                SQL,
+                size,
+                r.database().size()));
+        r.pools()
+                .forEach((name, rounds) -> ctx.variant(name + "-fast")
+                        .unit("queries/s")
+                        .value(Stats.median(rounds))
+                        .limit(limit)
+                        .better("higher")
+                        .rounds(rounds)
+                        .extra("query", SQL + " (prepared)")
+                        .extra("borrowers", BORROWERS)
+                        .extra("connections", size)
+                        .extra("database_rounds", r.database())
+                        .extra("ratio_to_limit", Stats.median(rounds) / limit)
+                        .add());
         ctx.goal("weft-pool-fast's queries/s >= 1.0x HikariCP's (select 1, prepared)")
-                .pairedRatios(r.pools().get("weft-pool"), r.pools().get("hikaricp")).atLeast(1.0).add();
+                .pairedRatios(r.pools().get("weft-pool"), r.pools().get("hikaricp"))
+                .atLeast(1.0)
+                .add();
     }
 
     /** Queries per second of {@code threads} virtual threads looping through {@code pool} for {@code d}. */
@@ -129,7 +147,8 @@ final class FastQueries {
     }
 
     private static void query(Connection c) throws Exception {
-        try (PreparedStatement s = c.prepareStatement(SQL); ResultSet rs = s.executeQuery()) {
+        try (PreparedStatement s = c.prepareStatement(SQL);
+                ResultSet rs = s.executeQuery()) {
             rs.next();
         }
     }
@@ -162,7 +181,8 @@ final class FastQueries {
             t.join();
         }
         if (!failures.isEmpty()) {
-            throw new IllegalStateException(failures.size() + " fast-query loops failed; the first: " + failures.getFirst(),
+            throw new IllegalStateException(
+                    failures.size() + " fast-query loops failed; the first: " + failures.getFirst(),
                     failures.getFirst());
         }
         return done.get() / ((System.nanoTime() - start) / 1e9);

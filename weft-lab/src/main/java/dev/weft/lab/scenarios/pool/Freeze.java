@@ -49,13 +49,21 @@ record Freeze(String variant, Duration bound, int completed, int total, int carr
     static Freeze diagnose(String variant, Duration bound, int completed, int total, Path dumps) {
         int carriers = SchedulerSnapshot.carrierThreadsNow();
         if (Runtime.version().feature() >= 24) {
-            return new Freeze(variant, bound, completed, total, carriers,
-                    List.of("no thread dump on JDK 24+ (HotSpotDiagnosticMXBean.dumpThreads crashed the JVM here)"), null);
+            return new Freeze(
+                    variant,
+                    bound,
+                    completed,
+                    total,
+                    carriers,
+                    List.of("no thread dump on JDK 24+ (HotSpotDiagnosticMXBean.dumpThreads crashed the JVM here)"),
+                    null);
         }
         Path file = dumps.resolve("frozen-" + variant + ".json");
         try {
-            List<String> sites = ThreadDump.write(file).sites(4).stream().limit(5)
-                    .map(s -> s.threads() + " x " + String.join(" <- ", s.frames())).toList();
+            List<String> sites = ThreadDump.write(file).sites(4).stream()
+                    .limit(5)
+                    .map(s -> s.threads() + " x " + String.join(" <- ", s.frames()))
+                    .toList();
             return new Freeze(variant, bound, completed, total, carriers, sites, file);
         } catch (Exception | LinkageError e) {
             return new Freeze(variant, bound, completed, total, carriers, List.of("no thread dump: " + e), null);
@@ -64,7 +72,13 @@ record Freeze(String variant, Duration bound, int completed, int total, int carr
 
     /** One line: what completed, the carriers, the top site. */
     String summary() {
-        return String.format(Locale.ROOT, "%d of %d queries done after %d s, %d carriers; %s", completed, total,
-                bound.toSeconds(), carriers, sites.isEmpty() ? "no virtual thread started" : sites.getFirst());
+        return String.format(
+                Locale.ROOT,
+                "%d of %d queries done after %d s, %d carriers; %s",
+                completed,
+                total,
+                bound.toSeconds(),
+                carriers,
+                sites.isEmpty() ? "no virtual thread started" : sites.getFirst());
     }
 }

@@ -40,8 +40,13 @@ public final class OverloadScenario implements Scenario {
 
     @Override
     public void run(ScenarioContext ctx) throws Exception {
-        ctx.limitNote(String.format(Locale.ROOT, "Little's law: %d connections / %.0f ms per query = %,.0f requests/s of"
-                + " goodput at most, whatever the offered load", PoolScenario.SIZE, PoolScenario.SERVICE_S * 1000, CAPACITY));
+        ctx.limitNote(String.format(
+                Locale.ROOT,
+                "Little's law: %d connections / %.0f ms per query = %,.0f requests/s of"
+                        + " goodput at most, whatever the offered load",
+                PoolScenario.SIZE,
+                PoolScenario.SERVICE_S * 1000,
+                CAPACITY));
         // Smoke: a tiny rate and window, every variant at every load name, goals not judged.
         double scale = ctx.mode() == Mode.SMOKE ? 0.05 : 1.0;
         long warmupMs = ctx.size(200, 300, 2_000);
@@ -51,7 +56,8 @@ public final class OverloadScenario implements Scenario {
         try {
             pg = PrivatePostgres.start(ctx.workDir());
         } catch (PrivatePostgres.Unavailable e) {
-            ctx.note("overload scenario not run: no PostgreSQL server binaries could be had here (" + e.getMessage() + ")");
+            ctx.note("overload scenario not run: no PostgreSQL server binaries could be had here (" + e.getMessage()
+                    + ")");
             return;
         }
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -69,37 +75,63 @@ public final class OverloadScenario implements Scenario {
                         OpenLoop.Result r = runWindow(server.port(), rate, warmupMs, windowMs, counts);
                         long queries = counts.queries.sum();
                         long wasted = counts.wasted.sum();
-                        results.computeIfAbsent(variant, v -> new LinkedHashMap<>()).put(load, r);
+                        results.computeIfAbsent(variant, v -> new LinkedHashMap<>())
+                                .put(load, r);
                         queryCounts.put(variant + "@" + load + "x", new long[] {queries, wasted});
                         String name = variant + "@" + load + "x";
-                        ctx.variant(name).unit("req/s").value(r.goodput()).limit(Math.min(rate, CAPACITY)).better("higher")
+                        ctx.variant(name)
+                                .unit("req/s")
+                                .value(r.goodput())
+                                .limit(Math.min(rate, CAPACITY))
+                                .better("higher")
                                 .limitLabel(rate < CAPACITY ? "the offered load" : "capacity (Little's law)")
                                 .peakPlatformThreads(threads.getPeakThreadCount())
                                 .extra("offered_per_s", rate)
-                                .extra("p50_ms", r.latencyMs(0.50)).extra("p99_ms", r.latencyMs(0.99))
-                                .extra("shed", r.shed()).extra("client_timeouts", r.timeouts())
-                                .extra("errors", r.errors()).extra("other_status", r.otherStatus())
-                                .extra("queries", queries).extra("wasted_queries", wasted)
+                                .extra("p50_ms", r.latencyMs(0.50))
+                                .extra("p99_ms", r.latencyMs(0.99))
+                                .extra("shed", r.shed())
+                                .extra("client_timeouts", r.timeouts())
+                                .extra("errors", r.errors())
+                                .extra("other_status", r.otherStatus())
+                                .extra("queries", queries)
+                                .extra("wasted_queries", wasted)
                                 .extra("server", server.stats())
                                 .add();
-                        ctx.progress(String.format(Locale.ROOT, "%s: offered %,.0f/s, goodput %,.0f/s, p99 %.0f ms, shed %d,"
-                                        + " timeouts %d, errors %d, queries %d, wasted %d %s", name, rate, r.goodput(),
-                                r.latencyMs(0.99), r.shed(), r.timeouts(), r.errors(), queries, wasted, server.stats()));
+                        ctx.progress(String.format(
+                                Locale.ROOT,
+                                "%s: offered %,.0f/s, goodput %,.0f/s, p99 %.0f ms, shed %d,"
+                                        + " timeouts %d, errors %d, queries %d, wasted %d %s",
+                                name,
+                                rate,
+                                r.goodput(),
+                                r.latencyMs(0.99),
+                                r.shed(),
+                                r.timeouts(),
+                                r.errors(),
+                                queries,
+                                wasted,
+                                server.stats()));
                     }
                 }
             }
         }
-        ctx.note("overload: the open-loop load generator runs in the scenario's JVM, next to the server and sharing its"
-                + " cores with it and PostgreSQL; on 2 cores, 4x (8,000 requests/s, each client on its own connection while"
-                + " it waits) takes CPU from the server too, so compare variants at one load rather than read absolutes.");
-        ctx.note(String.format(Locale.ROOT, "overload: goodput counts the 2xx responses within their client's timeout that"
-                + " arrived in the %,d ms window, per second of it (a rate the server cannot exceed). A server without a"
-                + " bound degrades as its queue grows towards the clients' timeout: a short window after %,d ms of load"
-                + " (quick mode) catches it early; --full's 6 s window after 2 s shows where it settles.", windowMs, warmupMs));
+        ctx.note(
+                "overload: the open-loop load generator runs in the scenario's JVM, next to the server and sharing its"
+                        + " cores with it and PostgreSQL; on 2 cores, 4x (8,000 requests/s, each client on its own connection while"
+                        + " it waits) takes CPU from the server too, so compare variants at one load rather than read absolutes.");
+        ctx.note(String.format(
+                Locale.ROOT,
+                "overload: goodput counts the 2xx responses within their client's timeout that"
+                        + " arrived in the %,d ms window, per second of it (a rate the server cannot exceed). A server without a"
+                        + " bound degrades as its queue grows towards the clients' timeout: a short window after %,d ms of load"
+                        + " (quick mode) catches it early; --full's 6 s window after 2 s shows where it settles.",
+                windowMs,
+                warmupMs));
         goals(ctx, results, queryCounts, scale);
     }
 
-    private static OverloadServers.Running start(String variant, String url, OverloadServers.Counts counts) throws Exception {
+    private static OverloadServers.Running start(String variant, String url, OverloadServers.Counts counts)
+            throws Exception {
         return switch (variant) {
             case "jetty-hikaricp" -> OverloadServers.jettyHikari(url, counts);
             case "weft-ring-unbounded" -> OverloadServers.weftRing(url, counts, false, CLIENT_TIMEOUT);
@@ -112,31 +144,48 @@ public final class OverloadScenario implements Scenario {
      * The warm-up, then the measured window; the server's query counts are reset as the window
      * opens, so they count the queries run from then on (the window's, and the warm-up's last).
      */
-    private static OpenLoop.Result runWindow(int port, double rate, long warmupMs, long windowMs, OverloadServers.Counts counts)
+    private static OpenLoop.Result runWindow(
+            int port, double rate, long warmupMs, long windowMs, OverloadServers.Counts counts)
             throws InterruptedException {
-        return OpenLoop.run(new OpenLoop.Plan(port, "/query", rate, warmupMs, windowMs, CLIENT_TIMEOUT, MAX_CONNECTIONS),
+        return OpenLoop.run(
+                new OpenLoop.Plan(port, "/query", rate, warmupMs, windowMs, CLIENT_TIMEOUT, MAX_CONNECTIONS),
                 counts::reset);
     }
 
-    private static void goals(ScenarioContext ctx, Map<String, Map<Integer, OpenLoop.Result>> results,
-                              Map<String, long[]> queryCounts, double scale) {
+    private static void goals(
+            ScenarioContext ctx,
+            Map<String, Map<Integer, OpenLoop.Result>> results,
+            Map<String, long[]> queryCounts,
+            double scale) {
         Map<Integer, OpenLoop.Result> admission = results.get("weft-ring-admission");
         Map<Integer, OpenLoop.Result> jetty = results.get("jetty-hikaricp");
         if (admission == null || jetty == null) {
             return;
         }
         OpenLoop.Result at4 = admission.get(4);
-        ctx.goal("weft-ring-admission@4x keeps goodput >= 0.90 of the capacity").unit("x capacity")
-                .measured(at4.goodput() / Math.min(CAPACITY, 4 * CAPACITY * scale)).atLeast(0.90).add();
-        ctx.goal("weft-ring-admission@4x p99 <= 100 ms").unit("ms")
-                .measured(Double.isNaN(at4.latencyMs(0.99)) ? 1e9 : at4.latencyMs(0.99)).atMost(100).add();
+        ctx.goal("weft-ring-admission@4x keeps goodput >= 0.90 of the capacity")
+                .unit("x capacity")
+                .measured(at4.goodput() / Math.min(CAPACITY, 4 * CAPACITY * scale))
+                .atLeast(0.90)
+                .add();
+        ctx.goal("weft-ring-admission@4x p99 <= 100 ms")
+                .unit("ms")
+                .measured(Double.isNaN(at4.latencyMs(0.99)) ? 1e9 : at4.latencyMs(0.99))
+                .atMost(100)
+                .add();
         long[] q = queryCounts.get("weft-ring-admission@4x");
-        ctx.goal("weft-ring-admission@4x wastes <= 1% of the queries it runs").unit("%")
-                .measured(q[0] == 0 ? 100 : 100.0 * q[1] / q[0]).atMost(1.0).add();
+        ctx.goal("weft-ring-admission@4x wastes <= 1% of the queries it runs")
+                .unit("%")
+                .measured(q[0] == 0 ? 100 : 100.0 * q[1] / q[0])
+                .atMost(1.0)
+                .add();
         for (int load : new int[] {2, 4}) {
             // A difference, not a ratio: a baseline that served nobody in time would make any ratio infinite.
-            ctx.goal("weft-ring-admission@" + load + "x goodput beats jetty-hikaricp@" + load + "x").unit("req/s more")
-                    .measured(admission.get(load).goodput() - jetty.get(load).goodput()).atLeast(1.0).add();
+            ctx.goal("weft-ring-admission@" + load + "x goodput beats jetty-hikaricp@" + load + "x")
+                    .unit("req/s more")
+                    .measured(admission.get(load).goodput() - jetty.get(load).goodput())
+                    .atLeast(1.0)
+                    .add();
         }
     }
 }

@@ -63,12 +63,12 @@ final class OverloadServers {
         void close() throws Exception;
     }
 
-    private OverloadServers() {
-    }
+    private OverloadServers() {}
 
     /** Borrows, runs the query, counts it; the request's client deadline is in epoch ms (0: none). */
     static void query(DataSource ds, long deadlineEpochMillis, Counts counts) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("select pg_sleep(0.01)");
         }
         counts.queries.increment(); // a query the database ran to its end
@@ -104,21 +104,22 @@ final class OverloadServers {
         connector.setPort(0);
         connector.setAcceptQueueSize(1024);
         server.addConnector(connector);
-        server.setHandler(new Handler.Abstract() { // blocking: Jetty runs it on a virtual thread
-            @Override
-            public boolean handle(Request request, Response response, Callback callback) {
-                int status = 200;
-                try {
-                    query(ds, deadline(request.getHeaders().get(OpenLoop.DEADLINE_HEADER)), counts);
-                } catch (SQLException e) {
-                    status = 500;
-                }
-                response.setStatus(status);
-                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain");
-                response.write(true, ByteBuffer.wrap("ok".getBytes(StandardCharsets.US_ASCII)), callback);
-                return true;
-            }
-        });
+        server.setHandler(
+                new Handler.Abstract() { // blocking: Jetty runs it on a virtual thread
+                    @Override
+                    public boolean handle(Request request, Response response, Callback callback) {
+                        int status = 200;
+                        try {
+                            query(ds, deadline(request.getHeaders().get(OpenLoop.DEADLINE_HEADER)), counts);
+                        } catch (SQLException e) {
+                            status = 500;
+                        }
+                        response.setStatus(status);
+                        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/plain");
+                        response.write(true, ByteBuffer.wrap("ok".getBytes(StandardCharsets.US_ASCII)), callback);
+                        return true;
+                    }
+                });
         server.start();
         return new Running() {
             @Override
@@ -159,7 +160,10 @@ final class OverloadServers {
      * request timeout of the clients' timeout.
      */
     static Running weftRing(String url, Counts counts, boolean admission, Duration clientTimeout) {
-        WeftDataSource ds = WeftDataSource.builder("overload", url).maxSize(PoolScenario.SIZE).minIdle(PoolScenario.SIZE).build();
+        WeftDataSource ds = WeftDataSource.builder("overload", url)
+                .maxSize(PoolScenario.SIZE)
+                .minIdle(PoolScenario.SIZE)
+                .build();
         IFn handler = new AFn() {
             @Override
             public Object invoke(Object req) {
@@ -175,9 +179,15 @@ final class OverloadServers {
             }
         };
         Object opts = admission
-                ? PersistentHashMap.create(k("port"), 0, k("host"), "127.0.0.1",
-                        k("limiter"), PoolLimit.limiter(ds.pool(), Duration.ofMillis(50)),
-                        k("request-timeout"), clientTimeout)
+                ? PersistentHashMap.create(
+                        k("port"),
+                        0,
+                        k("host"),
+                        "127.0.0.1",
+                        k("limiter"),
+                        PoolLimit.limiter(ds.pool(), Duration.ofMillis(50)),
+                        k("request-timeout"),
+                        clientTimeout)
                 : PersistentHashMap.create(k("port"), 0, k("host"), "127.0.0.1");
         Object server = ringVar("run-server").invoke(handler, opts);
         IFn stats = ringVar("stats");
@@ -191,7 +201,8 @@ final class OverloadServers {
             @Override
             public Map<String, Object> stats() {
                 Map<?, ?> s = (Map<?, ?>) stats.invoke(server);
-                return Map.of("admitted", s.get(k("admitted")), "shed", s.get(k("shed")), "dropped", s.get(k("dropped")));
+                return Map.of(
+                        "admitted", s.get(k("admitted")), "shed", s.get(k("shed")), "dropped", s.get(k("dropped")));
             }
 
             @Override

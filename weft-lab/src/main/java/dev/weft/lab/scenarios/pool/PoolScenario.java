@@ -12,9 +12,9 @@ import dev.weft.scheduler.SchedulerSampler;
 import dev.weft.scheduler.SchedulerSamples;
 import dev.weft.scheduler.SchedulerSnapshot;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -81,6 +81,7 @@ public final class PoolScenario implements Scenario {
     static final int COLD_QUERIES = 1_000;
     /** A variant's bound: this many times the time Little's law gives it, and at least {@link #MIN_BOUND}. */
     static final int BOUND_FACTOR = 8;
+
     static final Duration MIN_BOUND = Duration.ofSeconds(15);
     /** How long the borrowers of a frozen variant get to end once interrupted. */
     static final Duration RECOVERY = Duration.ofSeconds(10);
@@ -106,28 +107,53 @@ public final class PoolScenario implements Scenario {
      * A pool under a variant's name, with its size (which sets the expected time) and any time
      * known to come on top (the cold start's slow connection creation).
      */
-    record Bounded(String name, Pools.ConnectionPool pool, int size, Duration extra) {
-    }
+    record Bounded(String name, Pools.ConnectionPool pool, int size, Duration extra) {}
 
     /** The time {@code total} queries may take on {@code size} connections before the run counts as frozen. */
     static Duration bound(int total, int size, Duration extra) {
-        Duration expected = Duration.ofNanos((long) (total * SERVICE_S / size * 1e9)).plus(extra);
+        Duration expected =
+                Duration.ofNanos((long) (total * SERVICE_S / size * 1e9)).plus(extra);
         Duration b = expected.multipliedBy(BOUND_FACTOR);
         return b.compareTo(MIN_BOUND) < 0 ? MIN_BOUND : b;
     }
 
     /** One measured run of one pool. */
-    record Run(Instant from, Instant to, long queries, double seconds, double cpuSeconds, long[] waitsNanos,
-               SchedulerSamples scheduler, StarvationReport starvation, double cpuAtTarget, double secondsToTarget,
-               Freeze frozen, int carriersPeak, long gcMillis, int carriersAtStart) {
+    record Run(
+            Instant from,
+            Instant to,
+            long queries,
+            double seconds,
+            double cpuSeconds,
+            long[] waitsNanos,
+            SchedulerSamples scheduler,
+            StarvationReport starvation,
+            double cpuAtTarget,
+            double secondsToTarget,
+            Freeze frozen,
+            int carriersPeak,
+            long gcMillis,
+            int carriersAtStart) {
 
         boolean isFrozen() {
             return frozen != null;
         }
 
         Run withStarvation(StarvationReport r) {
-            return new Run(from, to, queries, seconds, cpuSeconds, waitsNanos, scheduler, r, cpuAtTarget, secondsToTarget,
-                    frozen, carriersPeak, gcMillis, carriersAtStart);
+            return new Run(
+                    from,
+                    to,
+                    queries,
+                    seconds,
+                    cpuSeconds,
+                    waitsNanos,
+                    scheduler,
+                    r,
+                    cpuAtTarget,
+                    secondsToTarget,
+                    frozen,
+                    carriersPeak,
+                    gcMillis,
+                    carriersAtStart);
         }
 
         double qps() {
@@ -168,9 +194,14 @@ public final class PoolScenario implements Scenario {
         int rounds = ctx.size(1, 2, 3);
         double limit = SIZE / SERVICE_S;
         int jdk = Runtime.version().feature();
-        ctx.limitNote(String.format(Locale.ROOT, "Little's law: %d connections / %.0f ms per query = %,.0f queries/s"
-                + " for every pool; the cold start is bounded by connection creation (%d ms each)",
-                SIZE, SERVICE_S * 1000, limit, SLOW_CREATE_MS));
+        ctx.limitNote(String.format(
+                Locale.ROOT,
+                "Little's law: %d connections / %.0f ms per query = %,.0f queries/s"
+                        + " for every pool; the cold start is bounded by connection creation (%d ms each)",
+                SIZE,
+                SERVICE_S * 1000,
+                limit,
+                SLOW_CREATE_MS));
         long t0 = System.nanoTime();
         PrivatePostgres pg;
         try {
@@ -180,13 +211,21 @@ public final class PoolScenario implements Scenario {
             return;
         }
         List<Instant> pins = new ArrayList<>();
-        try (pg; EventRecording jfr = pinStream(pins, gcPauses)) {
-            ctx.progress(String.format(Locale.ROOT, "PostgreSQL started: %s (%.1f s)", pg.url,
-                    (System.nanoTime() - t0) / 1e9));
+        try (pg;
+                EventRecording jfr = pinStream(pins, gcPauses)) {
+            ctx.progress(String.format(
+                    Locale.ROOT, "PostgreSQL started: %s (%.1f s)", pg.url, (System.nanoTime() - t0) / 1e9));
             // The steady goals get at least 6 paired rounds (the sign test's 95%): the full rounds of
             // every pool, then rounds of weft-pool and HikariCP alone, more while a goal is
             // inconclusive and the budget allows, keeping time for the parts after it.
-            Steady steady = steady(ctx, pg.url, SIZE, threads, rounds, ctx.size(1, 6, 8), ctx.size(1, 12, 16),
+            Steady steady = steady(
+                    ctx,
+                    pg.url,
+                    SIZE,
+                    threads,
+                    rounds,
+                    ctx.size(1, 6, 8),
+                    ctx.size(1, 12, 16),
                     Duration.ofSeconds(ctx.size(0, 20, 60)));
             long steadyEnd = System.nanoTime();
             ctx.progress(String.format(Locale.ROOT, "steady part done at %.1f s", (steadyEnd - t0) / 1e9));
@@ -196,8 +235,14 @@ public final class PoolScenario implements Scenario {
             FastQueries.Result fast = null;
             if (steady.unrecovered() == null) {
                 // quick: 2 rounds of 3 x 0.5 s (database, weft-pool, HikariCP) after 3 x 20 connections opened: ~5 s
-                fast = FastQueries.run(ctx, pg.url, SIZE, Duration.ofMillis(ctx.size(200, 500, 2_000)), ctx.size(1, 2, 3),
-                        ctx.size(1, 6, 8), Duration.ofSeconds(ctx.size(0, 11, 40)));
+                fast = FastQueries.run(
+                        ctx,
+                        pg.url,
+                        SIZE,
+                        Duration.ofMillis(ctx.size(200, 500, 2_000)),
+                        ctx.size(1, 2, 3),
+                        ctx.size(1, 6, 8),
+                        Duration.ofSeconds(ctx.size(0, 11, 40)));
                 if (ctx.mode() == dev.weft.lab.Mode.FULL) {
                     second = steady(ctx, pg.url, 50, threads, 1, 1, 1, Duration.ZERO);
                     steadyEnd = System.nanoTime();
@@ -219,29 +264,39 @@ public final class PoolScenario implements Scenario {
             if (fast != null) {
                 FastQueries.report(ctx, fast, SIZE);
             }
-            ctx.note(String.format(Locale.ROOT, "starvation detector (threshold %d ms): besides the episodes, %d late"
-                    + " wake-up%s of its canary with no virtual thread on a carrier (the OS did not run the carriers;"
-                    + " not counted as starvation)", STARVATION_THRESHOLD.toMillis(), unattributed, unattributed == 1 ? "" : "s"));
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "starvation detector (threshold %d ms): besides the episodes, %d late"
+                            + " wake-up%s of its canary with no virtual thread on a carrier (the OS did not run the carriers;"
+                            + " not counted as starvation)",
+                    STARVATION_THRESHOLD.toMillis(),
+                    unattributed,
+                    unattributed == 1 ? "" : "s"));
             goals(ctx, steady.runs(), cold, overhead, pins, limit, jdk);
         }
     }
 
     /** Every pin (JFR, threshold 0) into {@code pins} and every GC pause into {@code gcPauses}, until closed. */
     private static EventRecording pinStream(List<Instant> pins, List<Instant[]> gcPauses) {
-        return EventRecording.start(e -> {
-            if (e.getEventType().getName().equals("jdk.GCPhasePause")) {
-                gcPauses.add(new Instant[] {e.getStartTime(), e.getEndTime()});
-            } else {
-                synchronized (pins) {
-                    pins.add(e.getStartTime());
-                }
-            }
-        }, "jdk.GCPhasePause", "jdk.VirtualThreadPinned");
+        return EventRecording.start(
+                e -> {
+                    if (e.getEventType().getName().equals("jdk.GCPhasePause")) {
+                        gcPauses.add(new Instant[] {e.getStartTime(), e.getEndTime()});
+                    } else {
+                        synchronized (pins) {
+                            pins.add(e.getStartTime());
+                        }
+                    }
+                },
+                "jdk.GCPhasePause",
+                "jdk.VirtualThreadPinned");
     }
 
     private static long pinsIn(List<Instant> pins, List<Run> runs) {
         synchronized (pins) {
-            return pins.stream().filter(t -> runs.stream().anyMatch(r -> !t.isBefore(r.from()) && !t.isAfter(r.to()))).count();
+            return pins.stream()
+                    .filter(t -> runs.stream().anyMatch(r -> !t.isBefore(r.from()) && !t.isAfter(r.to())))
+                    .count();
         }
     }
 
@@ -249,16 +304,23 @@ public final class PoolScenario implements Scenario {
      * The steady-state runs of every variant that ran, and, when a variant froze the scheduler for
      * good, that freeze and the variants that could not run after it.
      */
-    record Steady(Map<String, List<Run>> runs, Freeze.Unrecovered unrecovered, List<String> notRun) {
-    }
+    record Steady(Map<String, List<Run>> runs, Freeze.Unrecovered unrecovered, List<String> notRun) {}
 
     /**
      * Rounds of every pool, interleaved. A variant that froze is reported with what it did until
      * its bound and runs no further round; one that stays frozen after its borrowers were
      * interrupted ends the steady part: the variants not run yet are listed, not measured.
      */
-    private Steady steady(ScenarioContext ctx, String url, int size, int threads, int fullRounds, int minRounds,
-                          int maxRounds, Duration reserve) throws Exception {
+    private Steady steady(
+            ScenarioContext ctx,
+            String url,
+            int size,
+            int threads,
+            int fullRounds,
+            int minRounds,
+            int maxRounds,
+            Duration reserve)
+            throws Exception {
         Map<String, List<Run>> runs = new LinkedHashMap<>();
         Map<String, Bounded> pools = new LinkedHashMap<>();
         List<StarvationDetector.Episode> episodes = allEpisodes;
@@ -268,7 +330,7 @@ public final class PoolScenario implements Scenario {
                 Bounded b = new Bounded(name, Pools.open(name, url, size), size, Duration.ZERO);
                 pools.put(name, b);
                 runs.put(name, new ArrayList<>());
-                Run warm = drive(b, size * 4, 0);   // warm: every connection opened and used
+                Run warm = drive(b, size * 4, 0); // warm: every connection opened and used
                 if (warm.isFrozen()) {
                     runs.get(name).add(warm);
                     progressFrozen(ctx, "warm-up", warm);
@@ -276,20 +338,28 @@ public final class PoolScenario implements Scenario {
             }
             // One detector for every round of every pool, its episodes counted to the run they fell in;
             // started ahead so that its one-time start (a JFR recording) falls in no run.
-            det = StarvationDetector.builder().threshold(STARVATION_THRESHOLD).onStarvation(episodes::add).start();
+            det = StarvationDetector.builder()
+                    .threshold(STARVATION_THRESHOLD)
+                    .onStarvation(episodes::add)
+                    .start();
             Thread.sleep(300);
             double limit = size / SERVICE_S;
-            Rounds rounds = ctx.rounds(Math.max(fullRounds, minRounds), Math.max(fullRounds, maxRounds)).reserve(reserve)
+            Rounds rounds = ctx.rounds(Math.max(fullRounds, minRounds), Math.max(fullRounds, maxRounds))
+                    .reserve(reserve)
                     .watch(Goal.AT_LEAST, 0.95, () -> each(steadyRuns(runs, "weft-pool"), r -> r.qps() / limit))
                     .watch(Goal.AT_LEAST, 1 - NO_WORSE_MARGIN, () -> paired(runs, Run::qps))
                     .watch(Goal.AT_MOST, 1 + NO_WORSE_MARGIN, () -> paired(runs, r -> r.waitMs(0.99)));
             while (rounds.another()) {
                 int r = rounds.count() - 1;
                 // Past the full rounds only the two pools the goals compare run, in alternating order.
-                List<String> names = r < fullRounds ? Pools.NAMES
+                List<String> names = r < fullRounds
+                        ? Pools.NAMES
                         : r % 2 == 0 ? List.of("hikaricp", "weft-pool") : List.of("weft-pool", "hikaricp");
-                if (r >= fullRounds && names.stream().anyMatch(n -> runs.get(n) == null || runs.get(n).isEmpty()
-                        || runs.get(n).getLast().isFrozen())) {
+                if (r >= fullRounds
+                        && names.stream()
+                                .anyMatch(n -> runs.get(n) == null
+                                        || runs.get(n).isEmpty()
+                                        || runs.get(n).getLast().isFrozen())) {
                     break;
                 }
                 for (String name : names) {
@@ -317,16 +387,29 @@ public final class PoolScenario implements Scenario {
                         progressFrozen(ctx, "round " + (r + 1), run);
                         continue;
                     }
-                    ctx.progress(String.format(Locale.ROOT, "round %d, %s (%d connections): %,.0f queries/s, wait p99 %.0f ms,"
-                            + " CPU %.2f s, GC %d ms", r + 1, name, size, run.qps(), run.waitMs(0.99), run.cpuSeconds(),
+                    ctx.progress(String.format(
+                            Locale.ROOT,
+                            "round %d, %s (%d connections): %,.0f queries/s, wait p99 %.0f ms,"
+                                    + " CPU %.2f s, GC %d ms",
+                            r + 1,
+                            name,
+                            size,
+                            run.qps(),
+                            run.waitMs(0.99),
+                            run.cpuSeconds(),
                             run.gcMillis()));
                 }
             }
             Steady out = new Steady(withEpisodes(runs, det, episodes), null, List.of());
             out.runs().forEach((name, rs) -> {
                 if (episodes(rs) > 0) {
-                    ctx.progress(String.format(Locale.ROOT, "starvation, %s: %d episodes, %.0f ms, top site %s", name,
-                            episodes(rs), starvedMs(rs), topSite(rs)));
+                    ctx.progress(String.format(
+                            Locale.ROOT,
+                            "starvation, %s: %d episodes, %.0f ms, top site %s",
+                            name,
+                            episodes(rs),
+                            starvedMs(rs),
+                            topSite(rs)));
                 }
             });
             return out;
@@ -341,20 +424,26 @@ public final class PoolScenario implements Scenario {
     }
 
     /** Each run with the detector's episodes that began while it ran (stops the detector, so every episode has its sites). */
-    private Map<String, List<Run>> withEpisodes(Map<String, List<Run>> runs, StarvationDetector det,
-                                                List<StarvationDetector.Episode> episodes) {
+    private Map<String, List<Run>> withEpisodes(
+            Map<String, List<Run>> runs, StarvationDetector det, List<StarvationDetector.Episode> episodes) {
         if (det == null) {
             return runs;
         }
         unattributed += det.stop().unattributed();
         Map<String, List<Run>> out = new LinkedHashMap<>();
-        runs.forEach((name, rs) -> out.put(name, rs.stream().map(r -> r.scheduler() == null ? r
-                : r.withStarvation(report(episodes, r.from(), r.to(), det.threshold()))).toList()));
+        runs.forEach((name, rs) -> out.put(
+                name,
+                rs.stream()
+                        .map(r -> r.scheduler() == null
+                                ? r
+                                : r.withStarvation(report(episodes, r.from(), r.to(), det.threshold())))
+                        .toList()));
         return out;
     }
 
     /** The episodes due in {@code [from, to]} as one report, their sites added up. */
-    static StarvationReport report(List<StarvationDetector.Episode> episodes, Instant from, Instant to, Duration threshold) {
+    static StarvationReport report(
+            List<StarvationDetector.Episode> episodes, Instant from, Instant to, Duration threshold) {
         long n = 0;
         Duration starved = Duration.ZERO;
         Duration max = Duration.ZERO;
@@ -372,19 +461,36 @@ public final class PoolScenario implements Scenario {
         }
         List<StarvationReport.Site> ranked = new ArrayList<>();
         sites.forEach((frames, c) -> ranked.add(new StarvationReport.Site(frames, c[0])));
-        ranked.sort(java.util.Comparator.comparingLong(StarvationReport.Site::samples).reversed());
+        ranked.sort(java.util.Comparator.comparingLong(StarvationReport.Site::samples)
+                .reversed());
         return new StarvationReport(from, to, threshold, n, starved, max, ranked);
     }
 
     private static void progressFrozen(ScenarioContext ctx, String when, Run run) {
-        ctx.progress("FROZEN in " + when + ", " + run.frozen().variant() + ": " + run.frozen().summary()
-                + (run.frozen().dump() == null ? "" : "; thread dump " + run.frozen().dump()));
+        ctx.progress("FROZEN in " + when + ", " + run.frozen().variant() + ": "
+                + run.frozen().summary()
+                + (run.frozen().dump() == null
+                        ? ""
+                        : "; thread dump " + run.frozen().dump()));
     }
 
     private static Run frozenOnly(Freeze f) {
         Instant now = Instant.now();
-        return new Run(now, now, f.completed(), f.bound().toNanos() / 1e9, Double.NaN, new long[0], null, null,
-                Double.NaN, Double.NaN, f, f.carriers(), 0, 0);
+        return new Run(
+                now,
+                now,
+                f.completed(),
+                f.bound().toNanos() / 1e9,
+                Double.NaN,
+                new long[0],
+                null,
+                null,
+                Double.NaN,
+                Double.NaN,
+                f,
+                f.carriers(),
+                0,
+                0);
     }
 
     private Map<String, Run> coldStart(ScenarioContext ctx, String url) throws Exception {
@@ -397,14 +503,25 @@ public final class PoolScenario implements Scenario {
             long t0 = System.nanoTime();
             Pools.ConnectionPool pool = Pools.open(name, slow, SIZE);
             try {
-                Run run = drive(new Bounded(name, pool, SIZE, Duration.ofMillis(SLOW_CREATE_MS * SIZE)), borrowers, 1, null,
-                        target, cpu0, t0);
+                Run run = drive(
+                        new Bounded(name, pool, SIZE, Duration.ofMillis(SLOW_CREATE_MS * SIZE)),
+                        borrowers,
+                        1,
+                        null,
+                        target,
+                        cpu0,
+                        t0);
                 out.put(name, run);
                 if (run.isFrozen()) {
                     progressFrozen(ctx, "cold start", run);
                 } else {
-                    ctx.progress(String.format(Locale.ROOT, "cold start, %s: %d queries after %.2f s, client CPU %.2f s",
-                            name, target, run.secondsToTarget(), run.cpuAtTarget()));
+                    ctx.progress(String.format(
+                            Locale.ROOT,
+                            "cold start, %s: %d queries after %.2f s, client CPU %.2f s",
+                            name,
+                            target,
+                            run.secondsToTarget(),
+                            run.cpuAtTarget()));
                 }
             } finally {
                 pool.close();
@@ -423,8 +540,12 @@ public final class PoolScenario implements Scenario {
         try (Pools.ConnectionPool pool = Pools.open("weft-pool", url, SIZE)) {
             Bounded b = new Bounded("weft-pool", pool, SIZE, Duration.ZERO);
             drive(b, SIZE * 4, 0);
-            Rounds pairs = ctx.rounds(minPairs, maxPairs).reserve(Duration.ofSeconds(2))
-                    .watch(Goal.AT_MOST, 1.02, () -> out.stream().map(o -> o[0] / o[1]).toList());
+            Rounds pairs = ctx.rounds(minPairs, maxPairs)
+                    .reserve(Duration.ofSeconds(2))
+                    .watch(
+                            Goal.AT_MOST,
+                            1.02,
+                            () -> out.stream().map(o -> o[0] / o[1]).toList());
             while (pairs.another()) {
                 int i = pairs.count() - 1;
                 boolean offFirst = i % 2 == 0;
@@ -437,8 +558,14 @@ public final class PoolScenario implements Scenario {
                     continue;
                 }
                 out.add(new double[] {off.qps(), on.qps(), off.cpuSeconds(), on.cpuSeconds()});
-                ctx.progress(String.format(Locale.ROOT, "detector overhead, pair %d: %,.0f queries/s off, %,.0f on;"
-                        + " CPU %.2f s off, %.2f s on", i + 1, off.qps(), on.qps(), off.cpuSeconds(), on.cpuSeconds()));
+                ctx.progress(String.format(
+                        Locale.ROOT,
+                        "detector overhead, pair %d: %,.0f queries/s off, %,.0f on;" + " CPU %.2f s off, %.2f s on",
+                        i + 1,
+                        off.qps(),
+                        on.qps(),
+                        off.cpuSeconds(),
+                        on.cpuSeconds()));
             }
         }
         return out;
@@ -468,8 +595,9 @@ public final class PoolScenario implements Scenario {
      *
      * @throws Freeze.Unrecovered when the borrowers had not ended {@link #RECOVERY} after they were interrupted
      */
-    private Run drive(Bounded bounded, int threads, int perThread, StarvationDetector det, int target,
-                      double cpu0, long t0) throws Exception {
+    private Run drive(
+            Bounded bounded, int threads, int perThread, StarvationDetector det, int target, double cpu0, long t0)
+            throws Exception {
         Pools.ConnectionPool pool = bounded.pool();
         String name = bounded.name();
         int total = threads * perThread;
@@ -515,7 +643,7 @@ public final class PoolScenario implements Scenario {
             // This (platform) thread is the watchdog: it times out even when every carrier is stuck.
             if (!ex.awaitTermination(bound.toNanos(), TimeUnit.NANOSECONDS)) {
                 frozen = Freeze.diagnose(name, bound, done.get(), total, dumps);
-                ex.shutdownNow();   // interrupts the borrowers: Object.wait, Semaphore and park all give up
+                ex.shutdownNow(); // interrupts the borrowers: Object.wait, Semaphore and park all give up
                 if (!ex.awaitTermination(RECOVERY.toNanos(), TimeUnit.NANOSECONDS)) {
                     sampler.stop();
                     if (det != null) {
@@ -541,12 +669,25 @@ public final class PoolScenario implements Scenario {
         int carriersAtStart = samples.samples().getFirst().carrierThreads();
         StarvationReport starvation = det == null ? null : det.stop();
         if (frozen == null && !failures.isEmpty()) {
-            throw new IllegalStateException(failures.size() + " queries failed; the first: " + failures.peek(), failures.peek());
+            throw new IllegalStateException(
+                    failures.size() + " queries failed; the first: " + failures.peek(), failures.peek());
         }
         double toTarget = target > 0 ? (targetAt.get() - t0) / 1e9 : Double.NaN;
-        return new Run(from, to, frozen == null ? total : done.get(), (end - start) / 1e9, cpu,
-                Arrays.copyOf(waits, Math.min(slot.get(), waits.length)), samples, starvation, cpuAtTarget.get(), toTarget, frozen,
-                carriersPeak, gcMillis() - gc0, carriersAtStart);
+        return new Run(
+                from,
+                to,
+                frozen == null ? total : done.get(),
+                (end - start) / 1e9,
+                cpu,
+                Arrays.copyOf(waits, Math.min(slot.get(), waits.length)),
+                samples,
+                starvation,
+                cpuAtTarget.get(),
+                toTarget,
+                frozen,
+                carriersPeak,
+                gcMillis() - gc0,
+                carriersAtStart);
     }
 
     /** Milliseconds the JVM's collectors have spent so far (pauses and concurrent work, as each collector counts it). */
@@ -586,27 +727,44 @@ public final class PoolScenario implements Scenario {
     }
 
     private static double starvedMs(List<Run> runs) {
-        return runs.stream().filter(r -> r.starvation() != null).mapToDouble(r -> r.starvation().starved().toNanos() / 1e6).sum();
+        return runs.stream()
+                .filter(r -> r.starvation() != null)
+                .mapToDouble(r -> r.starvation().starved().toNanos() / 1e6)
+                .sum();
     }
 
     private static long episodes(List<Run> runs) {
-        return runs.stream().filter(r -> r.starvation() != null).mapToLong(r -> r.starvation().episodes()).sum();
+        return runs.stream()
+                .filter(r -> r.starvation() != null)
+                .mapToLong(r -> r.starvation().episodes())
+                .sum();
     }
 
     private List<StarvationDetector.Episode> episodesOf(List<Run> runs) {
-        return allEpisodes.stream().filter(e -> runs.stream().anyMatch(r -> r.scheduler() != null
-                && !e.due().isBefore(r.from()) && !e.due().isAfter(r.to()))).toList();
+        return allEpisodes.stream()
+                .filter(e -> runs.stream()
+                        .anyMatch(r -> r.scheduler() != null
+                                && !e.due().isBefore(r.from())
+                                && !e.due().isAfter(r.to())))
+                .toList();
     }
 
     /** Each steady-state episode's wait, in ms, the longest 20. */
     private List<Long> waits(List<Run> runs) {
-        return episodesOf(runs).stream().map(e -> e.waited().toMillis()).sorted(java.util.Comparator.reverseOrder()).limit(20).toList();
+        return episodesOf(runs).stream()
+                .map(e -> e.waited().toMillis())
+                .sorted(java.util.Comparator.reverseOrder())
+                .limit(20)
+                .toList();
     }
 
     /** How many of the episodes overlapped a GC pause. */
     private long inGcPause(List<Run> runs) {
-        return episodesOf(runs).stream().filter(e -> gcPauses.stream().anyMatch(p -> !p[1].isBefore(e.due())
-                && !p[0].isAfter(e.due().plus(e.waited())))).count();
+        return episodesOf(runs).stream()
+                .filter(e -> gcPauses.stream()
+                        .anyMatch(p ->
+                                !p[1].isBefore(e.due()) && !p[0].isAfter(e.due().plus(e.waited()))))
+                .count();
     }
 
     private static String topSite(List<Run> runs) {
@@ -619,34 +777,61 @@ public final class PoolScenario implements Scenario {
         return null;
     }
 
-    private void report(ScenarioContext ctx, Steady steady, int size, double limit, List<Instant> pins,
-                        int jdk, String suffix) {
+    private void report(
+            ScenarioContext ctx, Steady steady, int size, double limit, List<Instant> pins, int jdk, String suffix) {
         if (steady.unrecovered() != null) {
             ctx.note("pool" + suffix + ": " + steady.unrecovered().getMessage() + "; not run: " + steady.notRun());
         }
         steady.runs().forEach((name, rs) -> {
             double qps = Stats.median(each(rs, Run::qps));
-            Freeze frozen = rs.stream().map(Run::frozen).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+            Freeze frozen = rs.stream()
+                    .map(Run::frozen)
+                    .filter(java.util.Objects::nonNull)
+                    .findFirst()
+                    .orElse(null);
             if (frozen != null) {
-                ctx.note(String.format(Locale.ROOT, "%s%s FROZE on JDK %d: %s%s", name, suffix, jdk, frozen.summary(),
-                        frozen.dump() == null ? "" : " (thread dump: " + frozen.dump().getFileName() + ")"));
+                ctx.note(String.format(
+                        Locale.ROOT,
+                        "%s%s FROZE on JDK %d: %s%s",
+                        name,
+                        suffix,
+                        jdk,
+                        frozen.summary(),
+                        frozen.dump() == null
+                                ? ""
+                                : " (thread dump: " + frozen.dump().getFileName() + ")"));
             }
             List<Run> timed = rs.stream().filter(r -> r.scheduler() != null).toList();
-            ScenarioContext.VariantBuilder v = ctx.variant(name + suffix).unit("queries/s").value(qps).limit(limit).better("higher")
+            ScenarioContext.VariantBuilder v = ctx.variant(name + suffix)
+                    .unit("queries/s")
+                    .value(qps)
+                    .limit(limit)
+                    .better("higher")
                     .rounds(each(rs, Run::qps))
                     .extra("status", frozen == null ? "ok" : "frozen")
                     .extra("frozen", frozen == null ? null : frozen.summary())
                     .extra("frozen_sites", frozen == null ? null : frozen.sites())
-                    .extra("carriers_peak", rs.stream().mapToInt(Run::carriersPeak).max().orElse(0))
-                    .extra("carriers_added_peak", rs.stream().mapToInt(r -> Math.max(0, r.carriersPeak() - r.carriersAtStart()))
-                            .max().orElse(0))
+                    .extra(
+                            "carriers_peak",
+                            rs.stream().mapToInt(Run::carriersPeak).max().orElse(0))
+                    .extra(
+                            "carriers_added_peak",
+                            rs.stream()
+                                    .mapToInt(r -> Math.max(0, r.carriersPeak() - r.carriersAtStart()))
+                                    .max()
+                                    .orElse(0))
                     .extra("connections", size)
                     .extra("ratio_to_limit", qps / limit)
                     .extra("wait_p50_ms", Stats.median(each(rs, r -> r.waitMs(0.50))))
                     .extra("wait_p99_ms", Stats.median(each(rs, r -> r.waitMs(0.99))))
                     .extra("cpu_s", Stats.median(each(rs, Run::cpuSeconds)))
                     .extra("pins", pinsIn(pins, rs))
-                    .extra("max_carriers", timed.stream().mapToInt(r -> r.scheduler().maxPoolSize()).max().orElse(0))
+                    .extra(
+                            "max_carriers",
+                            timed.stream()
+                                    .mapToInt(r -> r.scheduler().maxPoolSize())
+                                    .max()
+                                    .orElse(0))
                     .extra("all_carriers_busy_with_queue_ms", Stats.median(each(timed, Run::allBusyQueuedMs)))
                     .extra("starved_ms", starvedMs(rs))
                     .extra("starvation_episodes", episodes(rs))
@@ -663,11 +848,14 @@ public final class PoolScenario implements Scenario {
     }
 
     private void reportCold(ScenarioContext ctx, Map<String, Run> cold) {
-        cold.forEach((name, r) -> ctx.variant("cold-start " + name).unit("s")
-                .value(Double.isNaN(r.secondsToTarget()) ? r.frozen().bound().toNanos() / 1e9 : r.secondsToTarget()).better("lower")
+        cold.forEach((name, r) -> ctx.variant("cold-start " + name)
+                .unit("s")
+                .value(Double.isNaN(r.secondsToTarget()) ? r.frozen().bound().toNanos() / 1e9 : r.secondsToTarget())
+                .better("lower")
                 .extra("status", r.isFrozen() ? "frozen" : "ok")
                 .extra("frozen", r.isFrozen() ? r.frozen().summary() : null)
-                .extra("queries", COLD_QUERIES).extra("borrowers", COLD_BORROWERS)
+                .extra("queries", COLD_QUERIES)
+                .extra("borrowers", COLD_BORROWERS)
                 .extra("create_delay_ms", SLOW_CREATE_MS)
                 .extra("cpu_s_to_target", r.cpuAtTarget())
                 .extra("cpu_s_total", r.cpuSeconds())
@@ -675,41 +863,82 @@ public final class PoolScenario implements Scenario {
                 .add());
     }
 
-    private void goals(ScenarioContext ctx, Map<String, List<Run>> steady, Map<String, Run> cold, List<double[]> overhead,
-                       List<Instant> pins, double limit, int jdk) {
+    private void goals(
+            ScenarioContext ctx,
+            Map<String, List<Run>> steady,
+            Map<String, Run> cold,
+            List<double[]> overhead,
+            List<Instant> pins,
+            double limit,
+            int jdk) {
         List<Run> weft = steady.get("weft-pool");
         List<Run> hikari = steady.get("hikaricp");
         if (weft == null || hikari == null) {
-            ctx.note("goals not evaluated: weft-pool or HikariCP did not run (a variant before them froze the scheduler)");
+            ctx.note(
+                    "goals not evaluated: weft-pool or HikariCP did not run (a variant before them froze the scheduler)");
             return;
         }
-        ctx.goal("weft-pool reaches 0.95 of the limit").perRound(each(weft, r -> r.qps() / limit)).atLeast(0.95).add();
+        ctx.goal("weft-pool reaches 0.95 of the limit")
+                .perRound(each(weft, r -> r.qps() / limit))
+                .atLeast(0.95)
+                .add();
         // Both pools run at the limit, so "no worse" is judged within NO_WORSE_MARGIN (decision 0808).
-        ctx.goal(String.format(Locale.ROOT, "weft-pool's queries/s no worse than HikariCP's (>= %.2fx: both at the limit)",
+        ctx.goal(String.format(
+                        Locale.ROOT,
+                        "weft-pool's queries/s no worse than HikariCP's (>= %.2fx: both at the limit)",
                         1 - NO_WORSE_MARGIN))
-                .pairedRatios(each(weft, Run::qps), each(hikari, Run::qps)).atLeast(1 - NO_WORSE_MARGIN).add();
-        ctx.goal(String.format(Locale.ROOT, "weft-pool's p99 borrow wait no worse than HikariCP's (ratio <= %.2fx)",
+                .pairedRatios(each(weft, Run::qps), each(hikari, Run::qps))
+                .atLeast(1 - NO_WORSE_MARGIN)
+                .add();
+        ctx.goal(String.format(
+                        Locale.ROOT,
+                        "weft-pool's p99 borrow wait no worse than HikariCP's (ratio <= %.2fx)",
                         1 + NO_WORSE_MARGIN))
-                .pairedRatios(each(weft, r -> r.waitMs(0.99)), each(hikari, r -> r.waitMs(0.99))).atMost(1 + NO_WORSE_MARGIN).add();
-        ctx.goal("weft-pool pins no carrier (JDK " + jdk + ")").unit("pins").measured(pinsIn(pins, weft)).atMost(0).add();
+                .pairedRatios(each(weft, r -> r.waitMs(0.99)), each(hikari, r -> r.waitMs(0.99)))
+                .atMost(1 + NO_WORSE_MARGIN)
+                .add();
+        ctx.goal("weft-pool pins no carrier (JDK " + jdk + ")")
+                .unit("pins")
+                .measured(pinsIn(pins, weft))
+                .atMost(0)
+                .add();
         if (cold.containsKey("weft-pool")) {
-            double leastOther = cold.entrySet().stream().filter(e -> !e.getKey().equals("weft-pool") && !e.getValue().isFrozen())
-                    .mapToDouble(e -> e.getValue().cpuAtTarget()).min().orElse(Double.NaN);
+            double leastOther = cold.entrySet().stream()
+                    .filter(e ->
+                            !e.getKey().equals("weft-pool") && !e.getValue().isFrozen())
+                    .mapToDouble(e -> e.getValue().cpuAtTarget())
+                    .min()
+                    .orElse(Double.NaN);
             ctx.goal("weft-pool burns the least client CPU in the cold start (ratio to the next least)")
-                    .measured(cold.get("weft-pool").cpuAtTarget() / leastOther).atMost(1.0).add();
+                    .measured(cold.get("weft-pool").cpuAtTarget() / leastOther)
+                    .atMost(1.0)
+                    .add();
         }
         if (steady.containsKey("yield-spin-pool")) {
-            ctx.goal("the starvation detector fires for yield-spin-pool").unit("episodes")
-                    .measured(episodes(steady.get("yield-spin-pool"))).atLeast(1).add();
+            ctx.goal("the starvation detector fires for yield-spin-pool")
+                    .unit("episodes")
+                    .measured(episodes(steady.get("yield-spin-pool")))
+                    .atLeast(1)
+                    .add();
         }
-        ctx.goal("the starvation detector stays silent for weft-pool").unit("episodes").measured(episodes(weft)).atMost(0).add();
+        ctx.goal("the starvation detector stays silent for weft-pool")
+                .unit("episodes")
+                .measured(episodes(weft))
+                .atMost(0)
+                .add();
         if (overhead.isEmpty()) {
             return;
         }
         ctx.goal("the starvation detector costs weft-pool at most 2% of its queries/s (off / on)")
-                .pairedRatios(overhead.stream().map(o -> o[0]).toList(), overhead.stream().map(o -> o[1]).toList())
-                .atMost(1.02).add();
-        ctx.note(String.format(Locale.ROOT, "starvation detector overhead on weft-pool: client CPU on/off %.3f (median of %d pairs)",
-                Stats.median(overhead.stream().map(o -> o[3] / o[2]).toList()), overhead.size()));
+                .pairedRatios(
+                        overhead.stream().map(o -> o[0]).toList(),
+                        overhead.stream().map(o -> o[1]).toList())
+                .atMost(1.02)
+                .add();
+        ctx.note(String.format(
+                Locale.ROOT,
+                "starvation detector overhead on weft-pool: client CPU on/off %.3f (median of %d pairs)",
+                Stats.median(overhead.stream().map(o -> o[3] / o[2]).toList()),
+                overhead.size()));
     }
 }

@@ -20,8 +20,7 @@ import javax.sql.DataSource;
 /** The six pools of the scenario behind one small interface. */
 final class Pools {
 
-    private Pools() {
-    }
+    private Pools() {}
 
     /** A pool as the scenario drives it. */
     interface ConnectionPool extends AutoCloseable {
@@ -33,8 +32,8 @@ final class Pools {
         void close() throws Exception;
     }
 
-    static final List<String> NAMES = List.of("synchronized-pool", "semaphore-pool", "yield-spin-pool", "hikaricp",
-            "agroal", "weft-pool");
+    static final List<String> NAMES =
+            List.of("synchronized-pool", "semaphore-pool", "yield-spin-pool", "hikaricp", "agroal", "weft-pool");
 
     static ConnectionPool open(String name, String url, int size) throws Exception {
         return switch (name) {
@@ -52,13 +51,19 @@ final class Pools {
             }
             case "agroal" -> {
                 AgroalDataSourceConfigurationSupplier c = new AgroalDataSourceConfigurationSupplier()
-                        .connectionPoolConfiguration(cp -> cp.maxSize(size).minSize(size).initialSize(size)
+                        .connectionPoolConfiguration(cp -> cp.maxSize(size)
+                                .minSize(size)
+                                .initialSize(size)
                                 .acquisitionTimeout(Duration.ofSeconds(60))
                                 .connectionFactoryConfiguration(cf -> cf.jdbcUrl(url)));
                 yield new DataSourcePool(AgroalDataSource.from(c));
             }
-            case "weft-pool" -> new DataSourcePool(WeftDataSource.builder("lab-weft", url).maxSize(size).minIdle(size)
-                    .maxWait(Duration.ofSeconds(60)).build());
+            case "weft-pool" ->
+                new DataSourcePool(WeftDataSource.builder("lab-weft", url)
+                        .maxSize(size)
+                        .minIdle(size)
+                        .maxWait(Duration.ofSeconds(60))
+                        .build());
             default -> throw new IllegalArgumentException("no pool variant " + name + "; one of " + NAMES);
         };
     }

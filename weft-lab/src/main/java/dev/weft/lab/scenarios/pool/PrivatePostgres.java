@@ -41,12 +41,15 @@ final class PrivatePostgres implements AutoCloseable {
         Path dir = Files.createTempDirectory(Path.of("/tmp"), "weft-pg-lab.");
         Path err = workDir.resolve("postgres-start.log");
         Process p = new ProcessBuilder(script.toString(), "start", dir.toString())
-                .redirectError(err.toFile()).start();
+                .redirectError(err.toFile())
+                .start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         int status = p.waitFor();
         String why = Files.exists(err) ? Files.readString(err).trim() : "";
         if (status != 0) {
-            new ProcessBuilder(script.toString(), "stop", dir.toString()).start().waitFor();
+            new ProcessBuilder(script.toString(), "stop", dir.toString())
+                    .start()
+                    .waitFor();
             if (status == 3) {
                 throw new Unavailable(why);
             }
@@ -67,7 +70,11 @@ final class PrivatePostgres implements AutoCloseable {
         }
         starts.add(Path.of("").toAbsolutePath());
         try {
-            starts.add(Path.of(PrivatePostgres.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+            starts.add(Path.of(PrivatePostgres.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI()));
         } catch (java.net.URISyntaxException | SecurityException | NullPointerException ignored) {
             // not loaded from a file: the other starting points remain
         }
@@ -79,13 +86,17 @@ final class PrivatePostgres implements AutoCloseable {
                 }
             }
         }
-        throw new IOException("build/postgres.sh not found above " + starts + "; run the lab from a weft checkout (./weft lab)");
+        throw new IOException(
+                "build/postgres.sh not found above " + starts + "; run the lab from a weft checkout (./weft lab)");
     }
 
     private void stop() {
         try {
-            new ProcessBuilder(script.toString(), "stop", dir.toString()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+            new ProcessBuilder(script.toString(), "stop", dir.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start()
+                    .waitFor();
         } catch (IOException e) {
             System.err.println("could not stop the lab's PostgreSQL in " + dir + ": " + e);
         } catch (InterruptedException e) {

@@ -34,6 +34,7 @@ public final class SwitchScenario implements Scenario {
 
     /** The article's ranges, in ns per switch. */
     static final double[] VIRTUAL_PUBLISHED = {200, 500};
+
     static final double[] PLATFORM_PUBLISHED = {5_000, 15_000};
 
     @Override
@@ -43,16 +44,22 @@ public final class SwitchScenario implements Scenario {
         int warmups = ctx.size(1, 2, 3);
         int rounds = ctx.size(1, 15, 21);
         String carriers = System.getProperty("jdk.virtualThreadScheduler.parallelism", "the default (one per core)");
-        ctx.limitNote("no physical limit: a switch costs what the scheduler and the OS make it cost; virtual threads run"
-                + " on " + carriers + " carrier" + ("1".equals(carriers) ? "" : "s")
-                + ", so a virtual switch is an unmount and a mount on one carrier");
+        ctx.limitNote(
+                "no physical limit: a switch costs what the scheduler and the OS make it cost; virtual threads run"
+                        + " on " + carriers + " carrier" + ("1".equals(carriers) ? "" : "s")
+                        + ", so a virtual switch is an unmount and a mount on one carrier");
 
         Map<String, Variant> variants = new LinkedHashMap<>();
         variants.put("virtual-handoff", new Variant(virtualSwitches, () -> handoff(true, virtualSwitches)));
         variants.put("platform-handoff", new Variant(platformSwitches, () -> handoff(false, platformSwitches)));
         variants.put("virtual-yield", new Variant(virtualSwitches, () -> yields(virtualSwitches)));
-        ctx.progress(String.format(Locale.ROOT, "%,d virtual and %,d platform switches per round, %d warm-up and %d"
-                + " measured rounds, interleaved", virtualSwitches, platformSwitches, warmups, rounds));
+        ctx.progress(String.format(
+                Locale.ROOT,
+                "%,d virtual and %,d platform switches per round, %d warm-up and %d" + " measured rounds, interleaved",
+                virtualSwitches,
+                platformSwitches,
+                warmups,
+                rounds));
         for (int i = 0; i < warmups; i++) {
             for (Variant v : variants.values()) {
                 v.body.run();
@@ -75,7 +82,9 @@ public final class SwitchScenario implements Scenario {
             String name = e.getKey();
             Variant v = e.getValue();
             double[] published = name.startsWith("virtual") ? VIRTUAL_PUBLISHED : PLATFORM_PUBLISHED;
-            ctx.variant(name).unit("ns/switch").value(Stats.median(v.perSwitchNs))
+            ctx.variant(name)
+                    .unit("ns/switch")
+                    .value(Stats.median(v.perSwitchNs))
                     .publishedRange(published[0], published[1])
                     .rounds(v.perSwitchNs)
                     .extra("switches_per_round", v.switches)
@@ -88,9 +97,14 @@ public final class SwitchScenario implements Scenario {
         for (int i = 0; i < virtual.size(); i++) {
             ratios.add(platform.get(i) / virtual.get(i));
         }
-        ctx.note(String.format(Locale.ROOT, "platform-handoff / virtual-handoff: %.1fx, the median of %d per-round ratios"
-                        + " (%.1fx to %.1fx); the article claims 10-30x", Stats.median(ratios), ratios.size(),
-                Collections.min(ratios), Collections.max(ratios)));
+        ctx.note(String.format(
+                Locale.ROOT,
+                "platform-handoff / virtual-handoff: %.1fx, the median of %d per-round ratios"
+                        + " (%.1fx to %.1fx); the article claims 10-30x",
+                Stats.median(ratios),
+                ratios.size(),
+                Collections.min(ratios),
+                Collections.max(ratios)));
         ctx.note("published: the article's ranges, 200-500 ns for a mount/unmount (drawn on both virtual variants) and"
                 + " 5,000-15,000 ns for an OS context switch; each is recorded as [low, high] with its midpoint as the"
                 + " published figure (doc/results.md)");
@@ -132,7 +146,8 @@ public final class SwitchScenario implements Scenario {
                     LockSupport.unpark(threads[1 - self]);
                 }
             };
-            threads[me] = virtual ? Thread.ofVirtual().name("switch-" + me).unstarted(body)
+            threads[me] = virtual
+                    ? Thread.ofVirtual().name("switch-" + me).unstarted(body)
                     : Thread.ofPlatform().name("switch-" + me).unstarted(body);
         }
         long start = System.nanoTime();

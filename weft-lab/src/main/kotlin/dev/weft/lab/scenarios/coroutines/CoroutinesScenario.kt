@@ -10,6 +10,17 @@ import dev.weft.lab.Stats
 import dev.weft.recording.EventRecording
 import dev.weft.scheduler.SchedulerSampler
 import dev.weft.scheduler.SchedulerSamples
+import kotlinx.coroutines.CoroutineDispatcher
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.IO_PARALLELISM_PROPERTY_NAME
+import kotlinx.coroutines.asCoroutineDispatcher
+import kotlinx.coroutines.asExecutor
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.supervisorScope
+import kotlinx.coroutines.withContext
+import kotlinx.coroutines.yield
 import java.lang.management.ManagementFactory
 import java.time.Duration
 import java.time.Instant
@@ -22,17 +33,6 @@ import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import java.util.function.Supplier
 import kotlin.math.ceil
-import kotlinx.coroutines.CoroutineDispatcher
-import kotlinx.coroutines.Dispatchers
-import kotlinx.coroutines.IO_PARALLELISM_PROPERTY_NAME
-import kotlinx.coroutines.asCoroutineDispatcher
-import kotlinx.coroutines.asExecutor
-import kotlinx.coroutines.delay
-import kotlinx.coroutines.launch
-import kotlinx.coroutines.runBlocking
-import kotlinx.coroutines.supervisorScope
-import kotlinx.coroutines.withContext
-import kotlinx.coroutines.yield
 
 /**
  * Article 004: N coroutines, each running `Thread.sleep(1000)` inside `withContext`, on
@@ -76,9 +76,18 @@ class CoroutinesScenario : Scenario {
         // Waves of ioParallelism sleeps of 1 s each: 2 in quick mode are enough to scale per wave.
         val ioSubset = ioParallelism * ctx.size(1, 2, 10)
 
-        ctx.limitNote(String.format(Locale.ROOT, "Little's law: %,d sleeps of 1 s on virtual threads end in 1 s plus the"
-            + " cost of creating %,d threads (measured here); Dispatchers.IO's %d threads need ceil(N / %d) = %,d s",
-            n, n, ioParallelism, ioParallelism, ceil(n.toDouble() / ioParallelism).toLong()))
+        ctx.limitNote(
+            String.format(
+                Locale.ROOT,
+                "Little's law: %,d sleeps of 1 s on virtual threads end in 1 s plus the" +
+                    " cost of creating %,d threads (measured here); Dispatchers.IO's %d threads need ceil(N / %d) = %,d s",
+                n,
+                n,
+                ioParallelism,
+                ioParallelism,
+                ceil(n.toDouble() / ioParallelism).toLong(),
+            ),
+        )
 
         warmUp(ctx, minOf(n, 100_000))
         val creation = Stats.median(List(iterations) { time { startAndJoinEmpty(n) } })
@@ -97,10 +106,17 @@ class CoroutinesScenario : Scenario {
         // budget keeps 12 s for Dispatchers.IO, the heap readings and the JFR count (decision 0804).
         val (rawRuns, weftRuns) = variants
         val rounds = ctx.rounds(iterations, 3 * iterations).reserve(Duration.ofSeconds(12))
-            .watch(Goal.AT_MOST, if (n < 1_000_000) WEFT_SECONDS_TARGET else WEFT_VS_RAW_TARGET, Supplier {
-                if (n < 1_000_000) weftRuns.times.toList()
-                else weftRuns.times.zip(rawRuns.times) { w, r -> w / r }
-            })
+            .watch(
+                Goal.AT_MOST,
+                if (n < 1_000_000) WEFT_SECONDS_TARGET else WEFT_VS_RAW_TARGET,
+                Supplier {
+                    if (n < 1_000_000) {
+                        weftRuns.times.toList()
+                    } else {
+                        weftRuns.times.zip(rawRuns.times) { w, r -> w / r }
+                    }
+                },
+            )
         while (rounds.another()) {
             for (v in variants.shuffled()) {
                 ctx.progress("${v.name}: ${"%,d".format(n)} coroutines, iteration ${rounds.count()}")
@@ -112,7 +128,9 @@ class CoroutinesScenario : Scenario {
         io.run(ctx)
         // The article's elastic variant: 5,000 threads at most. Only in full runs (and a tiny smoke
         // check): thousands of platform threads do not fit the quick lab's time budget.
-        val io5000 = if (ctx.mode() == Mode.QUICK) null else {
+        val io5000 = if (ctx.mode() == Mode.QUICK) {
+            null
+        } else {
             val subset = ctx.size(500, 0, 2 * IO_5000)
             ctx.progress("dispatchers-io-5000: ${"%,d".format(subset)} of ${"%,d".format(n)} coroutines, then extrapolated")
             Measured("dispatchers-io-5000", subset) { size, work -> coroutines(size, work) { io5000Dispatcher } }
@@ -154,8 +172,11 @@ class CoroutinesScenario : Scenario {
             .extra("extrapolated", true)
             .extra("measured_coroutines", ioSubset)
             .extra("measured_s", io.median)
-            .extra("method", "measured $ioSubset coroutines (${ioWaves.toInt()} waves of $ioParallelism threads),"
-                + " scaled per wave to ${nWaves.toLong()} waves")
+            .extra(
+                "method",
+                "measured $ioSubset coroutines (${ioWaves.toInt()} waves of $ioParallelism threads)," +
+                    " scaled per wave to ${nWaves.toLong()} waves",
+            )
             .extra("parallelism", ioParallelism)
             .extra("gc_pause_s", io.gcPause)
             .extra("coroutines", n)
@@ -174,18 +195,31 @@ class CoroutinesScenario : Scenario {
                 .extra("extrapolated", true)
                 .extra("measured_coroutines", io5000.size)
                 .extra("measured_s", io5000.median)
-                .extra("method", "measured ${io5000.size} coroutines on Dispatchers.IO.limitedParallelism($IO_5000)"
-                    + " (${waves.toInt()} waves), scaled per wave to ${ceil(n.toDouble() / IO_5000).toLong()} waves")
+                .extra(
+                    "method",
+                    "measured ${io5000.size} coroutines on Dispatchers.IO.limitedParallelism($IO_5000)" +
+                        " (${waves.toInt()} waves), scaled per wave to ${ceil(n.toDouble() / IO_5000).toLong()} waves",
+                )
                 .extra("parallelism", IO_5000)
                 .extra("coroutines", n)
                 .apply { if (full) extra("published_peak_threads", 5_556) }
                 .scheduler(io5000.samples!!)
                 .add()
             val peak = io5000.samples!!.toMap()["peak_platform_threads"]
-            ctx.note(String.format(Locale.ROOT, "dispatchers-io-5000 (Dispatchers.IO.limitedParallelism(5000)) is extrapolated:"
-                + " %,d coroutines ran (%d waves of up to 5,000 sleeps) in %.2f s, scaled to the %,d waves of N = %,d; its"
-                + " JVM peaked at %s platform threads (the article: 5,556 threads, about 3 min 20 s for a million).",
-                io5000.size, waves.toInt(), io5000.median, ceil(n.toDouble() / IO_5000).toLong(), n, peak))
+            ctx.note(
+                String.format(
+                    Locale.ROOT,
+                    "dispatchers-io-5000 (Dispatchers.IO.limitedParallelism(5000)) is extrapolated:" +
+                        " %,d coroutines ran (%d waves of up to 5,000 sleeps) in %.2f s, scaled to the %,d waves of N = %,d; its" +
+                        " JVM peaked at %s platform threads (the article: 5,556 threads, about 3 min 20 s for a million).",
+                    io5000.size,
+                    waves.toInt(),
+                    io5000.median,
+                    ceil(n.toDouble() / IO_5000).toLong(),
+                    n,
+                    peak,
+                ),
+            )
         }
 
         notes(ctx, n, raw, weft, naive, ioExtrapolated, ioSubset, ioParallelism, perResume)
@@ -221,8 +255,17 @@ class CoroutinesScenario : Scenario {
         }
     }
 
-    private fun report(ctx: ScenarioContext, v: Measured, value: Double, limit: Double, published: Double?, n: Int,
-                       creation: Double, threadsPer1000: Double? = null, noReuse: Double? = null) {
+    private fun report(
+        ctx: ScenarioContext,
+        v: Measured,
+        value: Double,
+        limit: Double,
+        published: Double?,
+        n: Int,
+        creation: Double,
+        threadsPer1000: Double? = null,
+        noReuse: Double? = null,
+    ) {
         ctx.variant(v.name).unit("s").value(value).limit(limit).published(published)
             .rounds(v.times)
             .extra("coroutines", n)
@@ -236,21 +279,48 @@ class CoroutinesScenario : Scenario {
             .add()
     }
 
-    private fun notes(ctx: ScenarioContext, n: Int, raw: Double, weft: Double, naive: Double, io: Double, ioSubset: Int,
-                      ioParallelism: Int, perResume: PerResume) {
+    private fun notes(
+        ctx: ScenarioContext,
+        n: Int,
+        raw: Double,
+        weft: Double,
+        naive: Double,
+        io: Double,
+        ioSubset: Int,
+        ioParallelism: Int,
+        perResume: PerResume,
+    ) {
         val size = "%,d".format(n)
-        ctx.note(String.format(Locale.ROOT, "At N = %s: weft %.2f s, raw virtual threads %.2f s (weft / raw = %.3f),"
-            + " the one-liner %.2f s, Dispatchers.IO %.0f s extrapolated (IO / weft = %.0fx).",
-            size, weft, raw, weft / raw, naive, io, io / weft))
-        ctx.note(String.format(Locale.ROOT, "dispatchers-io is extrapolated, not measured at N = %s: %,d coroutines ran"
-            + " (waves of $ioParallelism sleeps on its $ioParallelism threads) and the time per wave was scaled to the ceil(N / $ioParallelism) waves of N.",
-            size, ioSubset))
-        ctx.note(String.format(Locale.ROOT, "Virtual threads started per 1,000 resumes: the one-liner %.0f, weft %.0f"
-            + " (%.0f without idle-thread reuse). Workload: coroutines that each start, then 4 times enter and leave a"
-            + " nested withContext, yield and delay(1) (17 resumes each). weft cuts threads by running nested withContext"
-            + " in place, resuming a delay on the thread handed its wake-up, and reusing idle threads; the one-liner"
-            + " starts one per resume and times every delay on kotlinx's DefaultExecutor platform thread.",
-            perResume.naive, perResume.weft, perResume.weftNoReuse))
+        ctx.note(
+            String.format(
+                Locale.ROOT,
+                "At N = %s: weft %.2f s, raw virtual threads %.2f s (weft / raw = %.3f)," +
+                    " the one-liner %.2f s, Dispatchers.IO %.0f s extrapolated (IO / weft = %.0fx).",
+                size, weft, raw, weft / raw, naive, io, io / weft,
+            ),
+        )
+        ctx.note(
+            String.format(
+                Locale.ROOT,
+                "dispatchers-io is extrapolated, not measured at N = %s: %,d coroutines ran" +
+                    " (waves of $ioParallelism sleeps on its $ioParallelism threads) and the time per wave was scaled to the ceil(N / $ioParallelism) waves of N.",
+                size,
+                ioSubset,
+            ),
+        )
+        ctx.note(
+            String.format(
+                Locale.ROOT,
+                "Virtual threads started per 1,000 resumes: the one-liner %.0f, weft %.0f" +
+                    " (%.0f without idle-thread reuse). Workload: coroutines that each start, then 4 times enter and leave a" +
+                    " nested withContext, yield and delay(1) (17 resumes each). weft cuts threads by running nested withContext" +
+                    " in place, resuming a delay on the thread handed its wake-up, and reusing idle threads; the one-liner" +
+                    " starts one per resume and times every delay on kotlinx's DefaultExecutor platform thread.",
+                perResume.naive,
+                perResume.weft,
+                perResume.weftNoReuse,
+            ),
+        )
     }
 
     /** The issue's goals, judged by the median over iterations (paired by iteration for ratios). */
@@ -274,19 +344,33 @@ class CoroutinesScenario : Scenario {
      */
     private fun memoryNote(ctx: ScenarioContext, n: Int, variants: List<Measured>, memorySize: Int) {
         val (raw, weft, naive, executorOnly) = variants
-        ctx.note(String.format(Locale.ROOT, "Where the time goes at N = %,d: weft's dispatcher alone (weft-executor, the same"
-            + " sleeps without coroutines) takes %.2f s, %.3fx raw; kotlinx's launch + withContext add %.2f s on top (weft %.2f s)."
-            + " Collector pauses during the runs: raw %.2f s, weft-executor %.2f s, weft %.2f s, the one-liner %.2f s;"
-            + " of the %.2f s between weft and raw, pauses alone account for %.2f s.",
-            n, executorOnly.median, executorOnly.median / raw.median, weft.median - executorOnly.median, weft.median,
-            raw.gcPause, executorOnly.gcPause, weft.gcPause, naive.gcPause,
-            weft.median - raw.median, weft.gcPause - raw.gcPause))
-        ctx.note(String.format(Locale.ROOT, "Live heap per sleeping task (after a full GC with %,d tasks asleep): raw %.0f B,"
-            + " weft-executor %.0f B, weft %.0f B (%.2fx raw), the one-liner %.0f B. A coroutine keeps kotlinx's job,"
-            + " context and continuation objects and a deeper frozen stack alive while it sleeps, and the collector"
-            + " copies that live set while the run goes on.",
-            memorySize, raw.bytesPerTask, executorOnly.bytesPerTask, weft.bytesPerTask, weft.bytesPerTask / raw.bytesPerTask,
-            naive.bytesPerTask))
+        ctx.note(
+            String.format(
+                Locale.ROOT,
+                "Where the time goes at N = %,d: weft's dispatcher alone (weft-executor, the same" +
+                    " sleeps without coroutines) takes %.2f s, %.3fx raw; kotlinx's launch + withContext add %.2f s on top (weft %.2f s)." +
+                    " Collector pauses during the runs: raw %.2f s, weft-executor %.2f s, weft %.2f s, the one-liner %.2f s;" +
+                    " of the %.2f s between weft and raw, pauses alone account for %.2f s.",
+                n, executorOnly.median, executorOnly.median / raw.median, weft.median - executorOnly.median, weft.median,
+                raw.gcPause, executorOnly.gcPause, weft.gcPause, naive.gcPause,
+                weft.median - raw.median, weft.gcPause - raw.gcPause,
+            ),
+        )
+        ctx.note(
+            String.format(
+                Locale.ROOT,
+                "Live heap per sleeping task (after a full GC with %,d tasks asleep): raw %.0f B," +
+                    " weft-executor %.0f B, weft %.0f B (%.2fx raw), the one-liner %.0f B. A coroutine keeps kotlinx's job," +
+                    " context and continuation objects and a deeper frozen stack alive while it sleeps, and the collector" +
+                    " copies that live set while the run goes on.",
+                memorySize,
+                raw.bytesPerTask,
+                executorOnly.bytesPerTask,
+                weft.bytesPerTask,
+                weft.bytesPerTask / raw.bytesPerTask,
+                naive.bytesPerTask,
+            ),
+        )
     }
 
     /**
@@ -317,7 +401,11 @@ class CoroutinesScenario : Scenario {
             }
             val sleep = sleepMillis
             try {
-                run { asleep.countDown(); Thread.sleep(sleep); woke.incrementAndGet() }
+                run {
+                    asleep.countDown()
+                    Thread.sleep(sleep)
+                    woke.incrementAndGet()
+                }
             } finally {
                 if (asleep.count > 0) observer.interrupt()
                 observer.join()
@@ -328,8 +416,10 @@ class CoroutinesScenario : Scenario {
             if (reading >= 0) return (reading - baseline).toDouble() / count
             sleepMillis *= 2
         }
-        throw IllegalStateException("live heap per task: tasks kept waking before the heap could be read, even with"
-            + " sleeps of ${sleepMillis / 2} ms; the machine is too loaded to take this reading")
+        throw IllegalStateException(
+            "live heap per task: tasks kept waking before the heap could be read, even with" +
+                " sleeps of ${sleepMillis / 2} ms; the machine is too loaded to take this reading",
+        )
     }
 
     /** Runs every variant once at a small size, so that the measured runs start with compiled code. */
@@ -366,12 +456,11 @@ class CoroutinesScenario : Scenario {
         failure.get()?.let { throw it }
     }
 
-    private fun coroutines(n: Int, work: () -> Unit, dispatcher: () -> CoroutineDispatcher) =
-        runBlocking {
-            supervisorScope {
-                repeat(n) { launch(dispatcher()) { withContext(dispatcher()) { work() } } }
-            }
+    private fun coroutines(n: Int, work: () -> Unit, dispatcher: () -> CoroutineDispatcher) = runBlocking {
+        supervisorScope {
+            repeat(n) { launch(dispatcher()) { withContext(dispatcher()) { work() } } }
         }
+    }
 
     private fun startAndJoinEmpty(n: Int) {
         Executors.newVirtualThreadPerTaskExecutor().use { ex -> repeat(n) { ex.submit { } } }

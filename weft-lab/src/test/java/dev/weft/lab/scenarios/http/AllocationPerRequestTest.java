@@ -43,8 +43,12 @@ class AllocationPerRequestTest {
             double base = window(timeline, port, "/nosleep");
             double alloc = window(timeline, port, "/alloc");
             double expected = KNOWN + 16;
-            assertEquals(expected, alloc - base, expected * 0.10,
-                    "bytes per request: /alloc " + alloc + ", /nosleep " + base + "; their difference is the handler's array");
+            assertEquals(
+                    expected,
+                    alloc - base,
+                    expected * 0.10,
+                    "bytes per request: /alloc " + alloc + ", /nosleep " + base
+                            + "; their difference is the handler's array");
         } finally {
             server.stop();
         }
@@ -52,8 +56,9 @@ class AllocationPerRequestTest {
 
     /** One window of load on {@code path}: the JVM's allocated bytes in it per completed request. */
     private static double window(AllocationTimeline timeline, int port, String path) throws Exception {
-        LoadResult r = new LoadGenerator(new LoadGenerator.Plan(port, path, 4, 200, 1_000,
-                ProcessHandle.current().pid(), 2)).run();
+        LoadResult r = new LoadGenerator(new LoadGenerator.Plan(
+                        port, path, 4, 200, 1_000, ProcessHandle.current().pid(), 2))
+                .run();
         assertTrue(r.requests() > 0 && r.errors() == 0 && r.non2xx() == 0, "every request answered: " + r);
         Thread.sleep(3L * AllocationTimeline.PERIOD_MS); // a reading after the window's end
         long bytes = timeline.bytesBetween(r.windowStartMs(), r.windowEndMs());

@@ -63,7 +63,8 @@ class H2loadTest {
 
     @Test
     void aReportWithoutItsSummaryIsRefused() {
-        IOException e = assertThrows(IOException.class, () -> H2load.parse("connect to 127.0.0.1 port 1 failed\n", 120, null));
+        IOException e =
+                assertThrows(IOException.class, () -> H2load.parse("connect to 127.0.0.1 port 1 failed\n", 120, null));
         assertEquals(true, e.getMessage().contains("cannot read h2load's report"));
     }
 }

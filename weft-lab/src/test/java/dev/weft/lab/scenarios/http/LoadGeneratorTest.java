@@ -36,7 +36,9 @@ class LoadGeneratorTest {
     private static LoadResult run(int port, String path) throws Exception {
         // A window long enough that a loaded 2-core machine still completes requests in it: these
         // tests check what is counted, not how fast.
-        return new LoadGenerator(new LoadGenerator.Plan(port, path, 4, 300, 2_000, ProcessHandle.current().pid(), 2)).run();
+        return new LoadGenerator(new LoadGenerator.Plan(
+                        port, path, 4, 300, 2_000, ProcessHandle.current().pid(), 2))
+                .run();
     }
 
     @Test
@@ -79,14 +81,21 @@ class LoadGeneratorTest {
     @Test
     void parsesResponsesByLengthOrChunks() throws IOException {
         assertNull(LoadGenerator.Response.parse(read("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhel")), "incomplete");
-        assertEquals(new LoadGenerator.Response(200, false),
+        assertEquals(
+                new LoadGenerator.Response(200, false),
                 LoadGenerator.Response.parse(read("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")));
-        assertEquals(new LoadGenerator.Response(503, true),
-                LoadGenerator.Response.parse(read("HTTP/1.1 503 No\r\ncontent-length: 0\r\nConnection: close\r\n\r\n")));
-        assertNull(LoadGenerator.Response.parse(read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")));
-        assertEquals(new LoadGenerator.Response(200, false), LoadGenerator.Response.parse(
-                read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")));
-        assertThrows(IOException.class,
+        assertEquals(
+                new LoadGenerator.Response(503, true),
+                LoadGenerator.Response.parse(
+                        read("HTTP/1.1 503 No\r\ncontent-length: 0\r\nConnection: close\r\n\r\n")));
+        assertNull(LoadGenerator.Response.parse(
+                read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")));
+        assertEquals(
+                new LoadGenerator.Response(200, false),
+                LoadGenerator.Response.parse(
+                        read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")));
+        assertThrows(
+                IOException.class,
                 () -> LoadGenerator.Response.parse(read("HTTP/1.1 200 OK\r\nServer: x\r\n\r\nbody")),
                 "a body it cannot delimit is an error, not a guess");
     }

@@ -26,7 +26,8 @@ class OpenLoopTest {
     private static Server server;
     private static int port;
     private static final ConcurrentLinkedQueue<Long> deadlines = new ConcurrentLinkedQueue<>();
-    private static final java.util.concurrent.locks.ReentrantLock ONE_AT_A_TIME = new java.util.concurrent.locks.ReentrantLock(true);
+    private static final java.util.concurrent.locks.ReentrantLock ONE_AT_A_TIME =
+            new java.util.concurrent.locks.ReentrantLock(true);
 
     @BeforeAll
     static void start() throws Exception {
@@ -48,7 +49,7 @@ class OpenLoopTest {
                     Thread.sleep(3_000);
                 }
                 if ("/one-at-a-time".equals(path)) {
-                    ONE_AT_A_TIME.lock();   // capacity: 1 / 20 ms = 50 responses/s
+                    ONE_AT_A_TIME.lock(); // capacity: 1 / 20 ms = 50 responses/s
                     try {
                         Thread.sleep(20);
                     } finally {
@@ -71,7 +72,8 @@ class OpenLoopTest {
 
     private static OpenLoop.Result run(String path, Duration timeout) throws Exception {
         AtomicInteger windows = new AtomicInteger();
-        OpenLoop.Result r = OpenLoop.run(new OpenLoop.Plan(port, path, 50, 100, 400, timeout, 100), windows::incrementAndGet);
+        OpenLoop.Result r =
+                OpenLoop.run(new OpenLoop.Plan(port, path, 50, 100, 400, timeout, 100), windows::incrementAndGet);
         assertEquals(1, windows.get(), "the window opened once");
         return r;
     }
@@ -82,7 +84,9 @@ class OpenLoopTest {
         assertEquals(20, ok.sent(), "50/s for 0.4 s, whatever the server does: " + ok);
         assertEquals(ok.sent(), ok.good(), "every 200 within the timeout is goodput: " + ok);
         assertEquals(ok.goodInWindow() / 0.4, ok.goodput(), 1e-6);
-        assertTrue(ok.goodInWindow() > 0 && ok.goodInWindow() <= ok.sent() + 1, "responses that arrived in the window: " + ok);
+        assertTrue(
+                ok.goodInWindow() > 0 && ok.goodInWindow() <= ok.sent() + 1,
+                "responses that arrived in the window: " + ok);
         assertTrue(ok.latencyMs(0.5) <= ok.latencyMs(0.99));
 
         OpenLoop.Result shed = run("/shed", Duration.ofSeconds(5));
@@ -101,8 +105,8 @@ class OpenLoopTest {
         // (in time) for up to the 1 s timeout after the window, but goodput counts only what
         // arrived inside it, so it cannot exceed the capacity (0.4 s x 50/s, plus the one in
         // progress as the window opens). A loaded machine only lowers it.
-        OpenLoop.Result r = OpenLoop.run(new OpenLoop.Plan(port, "/one-at-a-time", 150, 100, 400, Duration.ofSeconds(1), 400), () -> {
-        });
+        OpenLoop.Result r = OpenLoop.run(
+                new OpenLoop.Plan(port, "/one-at-a-time", 150, 100, 400, Duration.ofSeconds(1), 400), () -> {});
         assertTrue(r.goodput() <= (0.4 * 50 + 1) / 0.4, "at most the capacity: " + r + ", goodput " + r.goodput());
         assertTrue(r.goodInWindow() > 0, "some responses arrived in the window: " + r);
     }
@@ -113,7 +117,9 @@ class OpenLoopTest {
         run("/ok", Duration.ofSeconds(5));
         assertTrue(!deadlines.isEmpty());
         for (long left : deadlines) {
-            assertTrue(left > 0 && left <= 5_000, "the deadline is the scheduled time plus the timeout: " + left + " ms left");
+            assertTrue(
+                    left > 0 && left <= 5_000,
+                    "the deadline is the scheduled time plus the timeout: " + left + " ms left");
         }
     }
 }
