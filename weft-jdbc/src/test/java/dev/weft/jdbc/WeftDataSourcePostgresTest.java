@@ -256,7 +256,10 @@ class WeftDataSourcePostgresTest {
             Postgres.restart();
             Thread.sleep(500);
             restarted.set(true);
-            Thread.sleep(2000);
+            long guard = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // a hang guard, not a speed goal
+            while (okAfter.get() <= 100 && System.nanoTime() < guard) {
+                Thread.sleep(10);
+            }
             stop.set(true);
             for (Thread t : ts) {
                 t.join();
