@@ -64,7 +64,8 @@ class LabSmokeTest {
                             "weft-ring-nosleep@120",
                             "jetty-virtual-nosleep@120",
                             "weft-ring-h2c@120",
-                            "weft-ring-ws"),
+                            "weft-ring-ws",
+                            "jetty-virtual-ws"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
             "overload",
                     Set.of(

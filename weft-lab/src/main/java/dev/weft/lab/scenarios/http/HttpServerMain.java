@@ -15,7 +15,9 @@ import org.eclipse.jetty.server.Server;
  * {@code jetty-50-threads}, {@code jetty-4-threads}, {@code jetty-virtual} or {@code weft-ring}. It listens on a free port of
  * 127.0.0.1, says {@code listening <port>}, and samples its scheduler. {@code weft-ring}
  * starts two servers: its defaults (HTTP/1.1, and WebSockets on {@code /ws}) and one with HTTP/2 on
- * (h2c), and says both ports, {@code listening <port> <h2c-port>}. Commands, one per line: {@code report}
+ * (h2c), and says both ports, {@code listening <port> <h2c-port>}; {@code jetty-virtual} starts a
+ * second plain Jetty serving Jetty's own WebSocket echo on {@code /ws} and says
+ * {@code listening <port> 0 <ws-port>}. Commands, one per line: {@code report}
  * answers {@code report <json>}, what the scheduler did since the last report (or the start), and
  * starts a new sample; {@code reset} only starts a new one, and marks the start of a variant's
  * memory window; {@code memory} answers {@code memory <json>}, the JVM's {@link Memory} since that
@@ -36,7 +38,8 @@ public final class HttpServerMain {
         String port = switch (args[0]) {
             case "jetty-50-threads" -> port(PlainJetty.start(50));
             case "jetty-4-threads" -> port(PlainJetty.start(HttpScenario.SMALL_POOL_THREADS));
-            case "jetty-virtual" -> port(PlainJetty.start(0));
+            // Its WebSocket echo (jetty-virtual-ws) on a server of its own: "<port> 0 <ws-port>".
+            case "jetty-virtual" -> port(PlainJetty.start(0)) + " 0 " + port(PlainJetty.startWebSocket());
             case "weft-ring" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
                 yield Clojure.var("weft.lab.http", "start!").invoke() + " "

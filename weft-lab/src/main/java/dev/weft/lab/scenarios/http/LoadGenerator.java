@@ -16,6 +16,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A closed-loop HTTP/1.1 load generator, the lab's stand-in for wrk: {@code connections} keep-alive
@@ -28,6 +29,10 @@ import java.util.concurrent.TimeUnit;
  * the response's last byte read), non-2xx responses, connect/read/write errors, and timeouts
  * (responses slower than 2 s, wrk's default timeout, plus requests still unanswered after 2 s when
  * the window closes). The server JVM's CPU time is read at both ends of the window.
+ *
+ * <p>{@link #openPaused} opens the connections without measuring, for a {@link PairedLoad}: its
+ * loops can be paused (no connection sends again, the requests in flight complete) and resumed while
+ * the connections stay open, so that two servers are measured in alternating slices (decision 0815).
  *
  * <p>It only understands responses with a {@code Content-Length} or a chunked body; the lab's
  * servers send both kinds correctly.
@@ -64,6 +69,15 @@ final class LoadGenerator {
     private final Plan plan;
     private final byte[] request;
     private volatile int phase = PHASE_WARMUP;
+    /** Paused: a completed response does not send the next request; {@link #resumes} counts resumes. */
+    private volatile boolean paused;
+
+    private volatile int resumes;
+    /** Requests sent and not yet answered (nor lost with their connection). */
+    private final AtomicInteger inFlight = new AtomicInteger();
+
+    private final List<Worker> workers = new ArrayList<>();
+    private final List<Thread> running = new ArrayList<>();
 
     LoadGenerator(Plan plan) {
         this.plan = plan;
@@ -73,9 +87,69 @@ final class LoadGenerator {
 
     /** Runs the plan: warm-up, measured window, stop. */
     LoadResult run() throws Exception {
+        start();
+        Thread.sleep(plan.warmupMs());
+        return measure(plan.durationMs(), true);
+    }
+
+    /**
+     * Opens {@code plan}'s connections with their loops paused, for a {@link PairedLoad} (the
+     * plan's warm-up and duration are the pair's business).
+     */
+    static PairedLoad.Alternating openPaused(Plan plan) throws IOException {
+        LoadGenerator g = new LoadGenerator(plan);
+        g.paused = true;
+        g.start();
+        return new PairedLoad.Alternating() {
+            @Override
+            public void resume() {
+                g.paused = false;
+                g.resumes++; // one writer, the pair's thread
+                for (Worker w : g.workers) {
+                    w.selector.wakeup();
+                }
+            }
+
+            @Override
+            public void pause() throws InterruptedException {
+                g.pause();
+            }
+
+            @Override
+            public LoadResult measureThenPause(long durationMs) throws InterruptedException {
+                return g.measure(durationMs, false);
+            }
+
+            @Override
+            public void close() {
+                g.phase = PHASE_DONE;
+                for (Worker w : g.workers) {
+                    w.selector.wakeup();
+                }
+                for (Thread t : g.running) {
+                    try {
+                        t.join(TimeUnit.SECONDS.toMillis(30));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+            }
+        };
+    }
+
+    /** Stops sending and waits (at most 2 s, the requests' timeout) for the requests in flight. */
+    private void pause() throws InterruptedException {
+        paused = true;
+        long deadline = System.nanoTime() + TIMEOUT_NANOS;
+        while (inFlight.get() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+    }
+
+    /** Starts the selector threads, which open the connections (and send, unless paused). */
+    private void start() throws IOException {
         int threads = Math.min(plan.threads(), plan.connections());
-        List<Worker> workers = new ArrayList<>();
-        List<Thread> running = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             int share = plan.connections() / threads + (i < plan.connections() % threads ? 1 : 0);
             Worker w = new Worker(share);
@@ -85,17 +159,31 @@ final class LoadGenerator {
                     .daemon(true)
                     .start(w));
         }
-        Thread.sleep(plan.warmupMs());
+    }
+
+    /**
+     * One measured window of the running loops; then the run ends ({@code last}: the threads
+     * close their connections, counting requests still unanswered after 2 s as timeouts) or the
+     * loops pause; the figures are read after either, when no thread writes them any more.
+     */
+    private LoadResult measure(long durationMs, boolean last) throws InterruptedException {
+        for (Worker w : workers) {
+            w.reset(); // its thread writes them only while measuring, which starts below
+        }
         Window window = Window.open(plan.serverPid());
         phase = PHASE_MEASURE;
-        Thread.sleep(plan.durationMs());
-        phase = PHASE_DONE;
+        Thread.sleep(durationMs);
+        phase = last ? PHASE_DONE : PHASE_WARMUP;
         Window.Measured measured = window.close();
-        for (Worker w : workers) {
-            w.selector.wakeup();
-        }
-        for (Thread t : running) {
-            t.join(TimeUnit.SECONDS.toMillis(30));
+        if (last) {
+            for (Worker w : workers) {
+                w.selector.wakeup();
+            }
+            for (Thread t : running) {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+            }
+        } else {
+            pause();
         }
         return result(workers, measured.seconds(), measured.serverCpu(), measured.clientCpu())
                 .withWindow(measured.startEpochMs(), measured.endEpochMs());
@@ -205,9 +293,18 @@ final class LoadGenerator {
         int latencyCount;
         long completed, non2xx, connectErrors, readErrors, writeErrors, timeouts;
 
+        /** The resumes this thread has acted on. */
+        int resumed;
+
         Worker(int connections) throws IOException {
             this.selector = Selector.open();
             this.connections = connections;
+        }
+
+        /** Zeroes the figures, before a measured window. */
+        void reset() {
+            latencyCount = 0;
+            completed = non2xx = connectErrors = readErrors = writeErrors = timeouts = 0;
         }
 
         @Override
@@ -240,6 +337,15 @@ final class LoadGenerator {
                     for (int i = reconnect.size(); i > 0; i--) {
                         open(reconnect.poll());
                     }
+                    if (resumed != resumes) {
+                        resumed = resumes;
+                        for (Conn c : all) {
+                            if (c.idle && !paused) {
+                                c.idle = false;
+                                send(c);
+                            }
+                        }
+                    }
                 }
                 long now = System.nanoTime();
                 for (Conn c : all) {
@@ -266,10 +372,10 @@ final class LoadGenerator {
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 c.channel = ch;
                 c.in.clear();
-                c.sentAt = 0;
+                lost(c); // a request on its previous connection is not coming back
                 if (ch.connect(new InetSocketAddress("127.0.0.1", plan.port()))) {
                     c.key = ch.register(selector, 0, c);
-                    send(c);
+                    sendUnlessPaused(c);
                 } else {
                     c.key = ch.register(selector, SelectionKey.OP_CONNECT, c);
                 }
@@ -289,13 +395,32 @@ final class LoadGenerator {
                 reconnect.add(c);
                 return;
             }
-            send(c);
+            sendUnlessPaused(c);
+        }
+
+        private void sendUnlessPaused(Conn c) throws IOException {
+            if (paused) {
+                c.idle = true; // the next resume sends
+            } else {
+                send(c);
+            }
         }
 
         private void send(Conn c) throws IOException {
             c.out = ByteBuffer.wrap(request);
+            if (c.sentAt == 0) {
+                inFlight.incrementAndGet();
+            }
             c.sentAt = System.nanoTime();
             write(c);
+        }
+
+        /** The connection's request, if any, is answered or lost: no longer in flight. */
+        private void lost(Conn c) {
+            if (c.sentAt != 0) {
+                c.sentAt = 0;
+                inFlight.decrementAndGet();
+            }
         }
 
         private void write(Conn c) throws IOException {
@@ -352,12 +477,12 @@ final class LoadGenerator {
                 latencies[latencyCount++] = latency;
             }
             c.in.clear();
-            c.sentAt = 0;
+            lost(c); // answered
             if (r.close) {
                 close(c);
                 open(c);
             } else {
-                send(c);
+                sendUnlessPaused(c);
             }
         }
 
@@ -390,6 +515,8 @@ final class LoadGenerator {
         ByteBuffer out;
         ByteBuffer in = ByteBuffer.allocate(4096);
         long sentAt;
+        /** Open and waiting for a resume to send (the loops were paused). */
+        boolean idle;
     }
 
     /** A complete response's status and whether the server closes the connection after it. */

@@ -13,6 +13,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.websocket.server.WebSocketUpgradeHandler;
 
 /**
  * The scenario's baselines: the article's handler written against Jetty 12's own API, with no Ring
@@ -20,7 +21,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * threads come out of the 50, as in every Jetty deployment); {@code jetty-4-threads} on 4 handler
  * threads plus one acceptor and one selector (http-kit's default pool of 4, article 003's 29x); {@code jetty-virtual} lets Jetty run
  * each blocking handler call on a new virtual thread (its thread pool's virtual-threads executor,
- * unbounded). Both listen on 127.0.0.1 with the same listen backlog as weft-ring.
+ * unbounded). Both listen on 127.0.0.1 with the same listen backlog as weft-ring. {@link #startWebSocket()}
+ * is the WebSocket reference, {@code jetty-virtual-ws}: Jetty 12's own WebSocket echo on {@code /ws},
+ * on virtual threads the same way.
  */
 final class PlainJetty {
 
@@ -35,6 +38,26 @@ final class PlainJetty {
      * one selector thread (with {@code 50}, the pool's total is 50, Jetty's default deployment).
      */
     static Server start(int handlerThreads) throws Exception {
+        return start(handlerThreads, new Hello());
+    }
+
+    /**
+     * Starts plain Jetty on virtual threads serving its own WebSocket echo on {@code /ws} (and 404
+     * elsewhere), a server of its own: the HTTP baseline's handler stays without the upgrade
+     * handler in front of it, as its figures were measured.
+     */
+    static Server startWebSocket() throws Exception {
+        Server server = start(0, null); // configured, not started
+        WebSocketUpgradeHandler ws = WebSocketUpgradeHandler.from(
+                server,
+                container -> container.addMapping("/ws", (request, response, callback) -> new JettyWebSocketEcho()));
+        server.setHandler(ws);
+        server.start();
+        return server;
+    }
+
+    /** Configures the server; starts it when {@code handler} is given. */
+    private static Server start(int handlerThreads, Handler handler) throws Exception {
         boolean virtual = handlerThreads == 0;
         QueuedThreadPool pool;
         if (virtual) {
@@ -56,8 +79,10 @@ final class PlainJetty {
         connector.setPort(0);
         connector.setAcceptQueueSize(BACKLOG);
         server.addConnector(connector);
-        server.setHandler(new Hello());
-        server.start();
+        if (handler != null) {
+            server.setHandler(handler);
+            server.start();
+        }
         return server;
     }
 

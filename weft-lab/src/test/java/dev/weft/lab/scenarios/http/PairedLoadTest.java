@@ -1,0 +1,111 @@
+package dev.weft.lab.scenarios.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.NetworkConnector;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Paired rounds of alternating slices (decision 0815) against real servers on 127.0.0.1: each
+ * round measures both sides, and a paused side sends nothing while its connections stay open.
+ * These tests check what is counted and when, not how fast (they pass on a loaded 2-core machine).
+ */
+class PairedLoadTest {
+
+    /** A server that answers 200 to everything and counts the requests it received. */
+    private record Counting(Server server, AtomicLong requests) {
+        static Counting start() throws Exception {
+            AtomicLong requests = new AtomicLong();
+            Server server = new Server();
+            ServerConnector connector = new ServerConnector(server);
+            connector.setHost("127.0.0.1");
+            connector.setPort(0);
+            server.addConnector(connector);
+            server.setHandler(new Handler.Abstract.NonBlocking() {
+                @Override
+                public boolean handle(Request request, Response response, Callback callback) {
+                    requests.incrementAndGet();
+                    response.setStatus(200);
+                    response.write(true, ByteBuffer.wrap(PlainJetty.BODY), callback);
+                    return true;
+                }
+            });
+            server.start();
+            return new Counting(server, requests);
+        }
+
+        int port() {
+            return ((NetworkConnector) server.getConnectors()[0]).getLocalPort();
+        }
+    }
+
+    private static long pid() {
+        return ProcessHandle.current().pid();
+    }
+
+    @Test
+    void measuresBothSidesOfEachRoundAndKeepsAPausedSideQuiet() throws Exception {
+        Counting a = Counting.start();
+        Counting b = Counting.start();
+        try (PairedLoad pair = PairedLoad.open(
+                LoadGenerator.openPaused(new LoadGenerator.Plan(a.port(), "/x", 4, 0, 1, pid(), 2)),
+                LoadGenerator.openPaused(new LoadGenerator.Plan(b.port(), "/x", 4, 0, 1, pid(), 2)),
+                200)) {
+            assertTrue(a.requests().get() > 0 && b.requests().get() > 0, "each side warmed up alone");
+            for (boolean aFirst : new boolean[] {true, false}) {
+                PairedLoad.RoundResult r = pair.round(aFirst, 50, 500);
+                for (LoadResult side : new LoadResult[] {r.a(), r.b()}) {
+                    assertTrue(side.requests() > 0, "a slice completes requests: " + side);
+                    assertEquals(0, side.errors(), "no errors: " + side);
+                    assertNotNull(side.windowStartMs(), "a slice has its window's bounds");
+                }
+                assertTrue(
+                        aFirst
+                                ? r.a().windowEndMs() <= r.b().windowStartMs()
+                                : r.b().windowEndMs() <= r.a().windowStartMs(),
+                        "the slices follow each other in the order asked: " + r);
+            }
+            // After a round both sides are paused: their connections send nothing more.
+            long ca = a.requests().get();
+            long cb = b.requests().get();
+            Thread.sleep(300);
+            assertEquals(ca, a.requests().get(), "side a stays quiet while paused");
+            assertEquals(cb, b.requests().get(), "side b stays quiet while paused");
+        } finally {
+            a.server().stop();
+            b.server().stop();
+        }
+    }
+
+    @Test
+    void pairsWebSocketEchoesOfTwoServers() throws Exception {
+        Server a = PlainJetty.startWebSocket();
+        Server b = PlainJetty.startWebSocket();
+        int portA = ((NetworkConnector) a.getConnectors()[0]).getLocalPort();
+        int portB = ((NetworkConnector) b.getConnectors()[0]).getLocalPort();
+        try (PairedLoad pair = PairedLoad.open(
+                WsLoad.openPaused(new WsLoad.Plan(portA, "/ws", 10, 0, 1, pid())),
+                WsLoad.openPaused(new WsLoad.Plan(portB, "/ws", 10, 0, 1, pid())),
+                200)) {
+            PairedLoad.RoundResult r = pair.round(false, 50, 500);
+            for (LoadResult side : new LoadResult[] {r.a(), r.b()}) {
+                assertTrue(side.requests() > 0, "echoes came back in the slice: " + side);
+                assertEquals(0, side.non2xx(), "every echo is the message sent: " + side);
+                assertEquals(0, side.errors(), "every socket opened and stayed open: " + side);
+            }
+        } finally {
+            a.stop();
+            b.stop();
+        }
+    }
+}
