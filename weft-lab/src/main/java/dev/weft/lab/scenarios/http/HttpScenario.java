@@ -398,12 +398,8 @@ public final class HttpScenario implements Scenario {
                 Spec a, Helper serverA, Spec b, Helper serverB, int rounds, long sliceMs, List<Watch> watches)
                 throws IOException, InterruptedException {
             boolean ws = a.load() == Load.WS;
-            // The WebSocket code of both servers is cold until this pair (priming ran HTTP): in a
-            // first run Jetty's echo cost twice as much CPU per message in the first rounds as in
-            // the last after 500 ms, so it warms up twice as long.
-            long warm = ws ? 2 * warmupMs : warmupMs;
-            // The loops running again before a slice: a few round trips, 4 of the handler's 50 ms.
-            long settleMs = ctx.mode() == Mode.SMOKE ? 50 : a.sleeps() ? 4L * SLEEP_MS : 100;
+            // The loops running again before a slice: a few round trips (two of the handler's 50 ms).
+            long settleMs = ctx.mode() == Mode.SMOKE ? 50 : 100;
             ctx.progress(a.name() + " and " + b.name() + ": " + describe(a) + ", " + rounds + "+ paired rounds of "
                     + sliceMs + " ms slices (after " + settleMs + " ms to settle)");
             serverA.command("reset");
@@ -420,8 +416,8 @@ public final class HttpScenario implements Scenario {
                     Long.toString(serverB.process.pid()),
                     a.path(),
                     Integer.toString(ws ? sockets(a) : a.connections()),
-                    Long.toString(warm)));
-            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * warm + HANG_GUARD_MS));
+                    Long.toString(warmupMs)));
+            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * warmupMs + HANG_GUARD_MS));
             try {
                 Rounds loop = ctx.rounds(rounds, 2 * rounds).reserve(reserveAfter(a));
                 for (Watch w : watches) {
@@ -432,6 +428,13 @@ public final class HttpScenario implements Scenario {
                     PairedLoad.RoundResult r = Json.parse(
                             load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * (settleMs + sliceMs) + HANG_GUARD_MS)),
                             PairedLoad.RoundResult.class);
+                    if (r.a().requests() == 0 || r.b().requests() == 0) {
+                        // Seen once at load average 15: neither the server nor the load JVM got a
+                        // tick of CPU in the slice. A ratio over nothing says nothing; the round is void.
+                        ctx.progress("round " + (i + 1) + " void: a side completed nothing in its slice ("
+                                + r.a().requests() + " and " + r.b().requests() + " requests); not counted");
+                        continue;
+                    }
                     ra.add(r.a());
                     rb.add(r.b());
                     ctx.progress(String.format(
@@ -452,6 +455,10 @@ public final class HttpScenario implements Scenario {
             } finally {
                 load.command("pair-close");
                 load.jvm.await(LoadMain.PAIR, Duration.ofMillis(HANG_GUARD_MS));
+            }
+            if (ra.isEmpty()) {
+                throw new IllegalStateException("no round of " + a.name() + " and " + b.name()
+                        + " completed requests on both sides; see the load JVM's log (load.log) and the servers' logs");
             }
             Map<String, Measured> m = new LinkedHashMap<>();
             m.put(a.name(), side(ws, serverA, ra));

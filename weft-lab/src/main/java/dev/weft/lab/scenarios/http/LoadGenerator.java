@@ -407,6 +407,7 @@ final class LoadGenerator {
         }
 
         private void send(Conn c) throws IOException {
+            c.idle = false; // a connection reopened after the resume sends here, not again at the next
             c.out = ByteBuffer.wrap(request);
             if (c.sentAt == 0) {
                 inFlight.incrementAndGet();
