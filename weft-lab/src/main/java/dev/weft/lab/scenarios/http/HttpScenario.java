@@ -23,21 +23,24 @@ import java.util.Optional;
  * Article 003: Ring handlers that sleep 50 ms, served by a fixed pool of 50 threads and by virtual
  * threads, measured with wrk (or the built-in generator) at 120 and 1,000 connections, and without
  * the sleep, where the server's CPU per request sets the ceiling; then weft-ring's protocols under
- * volume: HTTP/2 (h2c, h2load, 120 streams over 4 connections) and a WebSocket echo at 1,000 sockets.
+ * volume: HTTP/2 (h2c, h2load, 120 streams over 4 connections) and a WebSocket echo at 1,000 sockets,
+ * beside plain Jetty's own ({@code jetty-virtual-ws}).
  *
  * <p>Server JVMs (Jetty on 50 and on 4 threads in full mode, plain Jetty on virtual threads,
  * weft-ring) and one load-generator JVM are started with {@link ScenarioContext#startJvm};
  * everything listens and connects on 127.0.0.1 and every load window is bounded. weft-ring and plain
- * Jetty are measured alternately while both are up, and without the sleep in paired rounds (one
- * window of each per round), so that drift on a shared machine hits both alike. For each variant:
+ * Jetty are measured alternately while both are up; at 1,000 connections, without the sleep and
+ * for the WebSocket echo in paired rounds of alternating slices on connections kept open
+ * ({@link PairedLoad}, decision 0815), so that drift on a shared machine hits both alike. For each variant:
  * requests (or messages) per second, latency, errors, and the server JVM's CPU time per request
  * (its CPU time during the window / requests completed). Before any variant, each server is primed
  * with one warm-up window of {@code /nosleep}, so that no variant pays for its JVM's first compiles.
  *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
- * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1.5 s measured (wrk: 2 s), 5 paired
- * rounds of 1 s without the sleep, no fixed pools (it fits 40 s on 2 cores, JVM starts included);
- * full 2 s of warm-up and 10 s measured, 5 paired rounds of 3 s, and the fixed pools of 50 and 4 threads (the article's wrk run).
+ * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds), at
+ * least 6 paired rounds of 400 ms slices, no fixed pools (it fits 40 s on 2 cores, JVM starts included);
+ * full 2 s of warm-up and 10 s measured, at least 8 paired rounds of 3 s slices, and the fixed pools
+ * of 50 and 4 threads (the article's wrk run). Paired rounds always use the built-in generator.
  */
 public final class HttpScenario implements Scenario {
 
@@ -218,7 +221,7 @@ public final class HttpScenario implements Scenario {
         ctx.progress(String.format(
                 Locale.ROOT,
                 "load: %s; h2c: %s; %d ms warm-up, %d ms measured per variant;"
-                        + " without the sleep %d paired rounds of %d ms",
+                        + " paired rounds: at least %d, of %d ms slices",
                 wrk.map(w -> "wrk (" + w.executable() + ")").orElse("built-in generator: " + builtInReason(ctx.mode())),
                 h2load.map(H2load::toString).orElse("h2load missing (apt-get install nghttp2-client)"),
                 warmupMs,
@@ -799,7 +802,9 @@ public final class HttpScenario implements Scenario {
         ctx.note(
                 wrk.isPresent()
                         ? "Load: wrk (" + wrk.get().executable()
-                                + "), 2 threads, a warm-up run and a measured run per variant;" + " it shares the "
+                                + "), 2 threads, a warm-up run and a measured run per single-window variant (the paired"
+                                + " rounds use the built-in generator, whose connections can pause);"
+                                + " it shares the "
                                 + cores + " cores with the server."
                         : "Load: the built-in closed-loop generator (a JVM of its own, 2 selector threads, keep-alive"
                                 + " connections, one request outstanding on each), because " + builtInReason(ctx.mode())
@@ -814,9 +819,11 @@ public final class HttpScenario implements Scenario {
                         : "weft-ring-h2c@120 did not run: h2load is not on the PATH (./weft lab installs Debian's nghttp2-client"
                                 + " when it can; apt-get install nghttp2-client).");
         ctx.note(
-                "weft-ring-ws: WebSockets opened with the JDK's client (2 threads, in the load JVM), each in a closed loop"
-                        + " (send 17 bytes of text, wait for the echo, send the next); the server echoes with a blocking send on"
-                        + " each socket's virtual thread. Its limit is the server's CPU: " + cores
+                "weft-ring-ws and jetty-virtual-ws: WebSockets opened with the JDK's client (2 threads each, in the load"
+                        + " JVM), each in a closed loop (send 17 bytes of text, wait for the echo, send the next), in paired"
+                        + " rounds; weft-ring echoes with a blocking send on each socket's virtual thread, plain Jetty (on virtual"
+                        + " threads) with its own asynchronous send, demanding the next frame once it completed. The limit is the server's CPU: "
+                        + cores
                         + " cores divided by the server"
                         + " JVM's CPU time per echoed message in this window (server_cpu_us_per_message), the rate at which the"
                         + " server alone would fill every core; the variant's ratio is the share of the cores the server used.");
