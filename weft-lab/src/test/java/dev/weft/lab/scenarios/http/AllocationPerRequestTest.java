@@ -60,8 +60,13 @@ class AllocationPerRequestTest {
                         port, path, 4, 200, 1_000, ProcessHandle.current().pid(), 2))
                 .run();
         assertTrue(r.requests() > 0 && r.errors() == 0 && r.non2xx() == 0, "every request answered: " + r);
-        Thread.sleep(3L * AllocationTimeline.PERIOD_MS); // a reading after the window's end
-        long bytes = timeline.bytesBetween(r.windowStartMs(), r.windowEndMs());
+        // A reading after the window's end: its sampler thread may lag on a loaded machine, so wait
+        // for one (up to 2 s), as the server JVM's "alloc" command does.
+        long bytes = -1;
+        for (int i = 0; bytes < 0 && i < 200; i++) {
+            Thread.sleep(AllocationTimeline.PERIOD_MS);
+            bytes = timeline.bytesBetween(r.windowStartMs(), r.windowEndMs());
+        }
         assertTrue(bytes > 0, "the timeline covers the window " + r.windowStartMs() + "-" + r.windowEndMs());
         return (double) bytes / r.requests();
     }
