@@ -46,6 +46,9 @@ class ReportInBrowserTest {
                     .count();
             assertTrue(charts.size() >= expected, "a chart per scenario with variants: " + charts);
             for (Map<String, Object> c : charts) {
+                if ("load".equals(c.get("kind"))) {
+                    continue; // lines, not bars: checked below
+                }
                 assertTrue(
                         ((Number) c.get("width")).doubleValue() > 100 && ((Number) c.get("height")).doubleValue() > 40,
                         c.toString());
@@ -54,6 +57,35 @@ class ReportInBrowserTest {
                 assertEquals(true, c.get("inside"), "no bar overflows its chart: " + c);
             }
             assertTrue(charts.stream().anyMatch(c -> "threads".equals(c.get("kind"))), "a peak-threads chart");
+
+            // overload's goodput against the offered load: a line per server, a point per load,
+            // the capacity drawn across, everything inside the chart
+            @SuppressWarnings("unchecked")
+            Map<String, Object> load = (Map<String, Object>) page.evaluate("""
+                    (() => {
+                      const svg = document.querySelector('#overload svg.chart[data-kind="load"]');
+                      if (!svg) return {found: false};
+                      const box = svg.getBoundingClientRect();
+                      const within = e => { const r = e.getBoundingClientRect();
+                        return r.left >= box.left - 0.5 && r.right <= box.right + 0.5
+                            && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5; };
+                      const series = [...svg.querySelectorAll('polyline.series')];
+                      const points = [...svg.querySelectorAll('circle.point')];
+                      return {found: true, series: series.length,
+                              points: points.length, pointsInside: points.every(within),
+                              seriesInside: series.every(within),
+                              limit: svg.querySelectorAll('line.limit').length,
+                              titles: points.map(p => p.querySelector('title').textContent)};
+                    })()""");
+            assertEquals(true, load.get("found"), "overload has a load chart: " + load);
+            assertEquals(2L, ((Number) load.get("series")).longValue(), "a line per server: " + load);
+            assertEquals(6L, ((Number) load.get("points")).longValue(), "a point per server and load: " + load);
+            assertEquals(true, load.get("pointsInside"), "every point inside the chart: " + load);
+            assertEquals(true, load.get("seriesInside"), "every line inside the chart: " + load);
+            assertEquals(1L, ((Number) load.get("limit")).longValue(), "the capacity drawn across: " + load);
+            assertTrue(
+                    load.get("titles").toString().contains("jetty-hikaricp@4x: 150 req/s"),
+                    "each point says what it is: " + load);
 
             assertEquals(
                     "Verdict", page.evaluate("document.querySelector('h2').textContent"), "the verdict comes first");

@@ -93,7 +93,7 @@ class ReportTest {
         assertTrue(
                 lines.getFirst()
                         .startsWith(
-                                "verdict: 2 of 4 goals met, 1 NOT met, 1 inconclusive; 6 of 7 scenarios ran to the end"),
+                                "verdict: 3 of 5 goals met, 1 NOT met, 1 inconclusive; 7 of 8 scenarios ran to the end"),
                 text);
         assertTrue(
                 lines.get(1).matches("scenario +goal +measured +interval +target +verdict"),
@@ -145,7 +145,7 @@ class ReportTest {
                 TextReport.progressLine(lab.scenarios().get(3)));
         assertEquals(
                 "FAILED in 120.0 s (budget 60 s, OVER BUDGET): timed out after 120 s",
-                TextReport.progressLine(lab.scenarios().get(6)));
+                TextReport.progressLine(lab.scenarios().get(7)));
     }
 
     @Test

@@ -271,6 +271,45 @@ final class SampleLab {
                                 null,
                                 List.of(410.0, 420.0, 430.0),
                                 null)));
+        // Goodput at offered loads of 1x, 2x and 4x the capacity: the reports draw it as a load chart.
+        List<Variant> overloadVariants = new java.util.ArrayList<>();
+        double[][] goodput = {{780, 770, 760}, {790, 420, 150}};
+        String[] servers = {"weft-ring-admission", "jetty-hikaricp"};
+        int[] factors = {1, 2, 4};
+        for (int s = 0; s < servers.length; s++) {
+            for (int f = 0; f < factors.length; f++) {
+                overloadVariants.add(variant(
+                        servers[s] + "@" + factors[f] + "x",
+                        "req/s",
+                        goodput[s][f],
+                        800.0,
+                        null,
+                        null,
+                        Variant.MEASURED,
+                        "the database's capacity",
+                        null,
+                        null));
+            }
+        }
+        ScenarioResult overload = new ScenarioResult(
+                "overload",
+                "Goodput past the database's capacity",
+                "article 001 https://earezki.com/books/fast-by-design/ch8-s1/",
+                "25.0.1+8-LTS",
+                25,
+                "800 req/s: the pool's size over the query's time",
+                "ok",
+                null,
+                30.0,
+                34,
+                List.of(),
+                List.of(goal(
+                        "weft-ring-admission@4x keeps goodput >= 0.90 of the capacity",
+                        0.95,
+                        0.90,
+                        Goal.AT_LEAST,
+                        List.of(0.95))),
+                List.copyOf(overloadVariants));
         ScenarioResult failed = new ScenarioResult(
                 "http",
                 "Ring handlers",
@@ -296,6 +335,6 @@ final class SampleLab {
                 "2026-11-23T20:10:05Z",
                 214.0,
                 null,
-                List.of(fanout, pinning, pinning21, context, coroutines, sw, failed));
+                List.of(fanout, pinning, pinning21, context, coroutines, sw, overload, failed));
     }
 }

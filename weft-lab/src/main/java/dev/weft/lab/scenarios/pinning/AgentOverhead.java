@@ -18,7 +18,8 @@ import java.util.Optional;
  * without and with {@code -javaagent:weft-agent.jar} (both detectors, its defaults), in pairs
  * whose order alternates so that drift cancels out. Each child ({@link ChildJvm}) warms up by time,
  * then sends one message per operation, {@code op tasks_per_s=X}. Each pair gives one paired
- * ratio, the median with the agent over the median without; the goal is judged on those ratios
+ * ratio, the throughput of the JVM with the agent over that of the JVM without (each its
+ * operations over their summed time); the goal is judged on those ratios
  * (at least 6 pairs in quick mode, the sign test's 95%, and more while the goal is inconclusive
  * and the budget allows: decision 0809), since one pair's ratio moves by several percent from
  * JVM to JVM.
@@ -30,7 +31,7 @@ public final class AgentOverhead {
 
     /**
      * Throughputs of every measured operation, without and with the agent, each pair's ratio
-     * (median with / median without), and the time it all took.
+     * (with / without, each JVM's {@link PinningScenario#throughput}), and the time it all took.
      */
     record Result(double[] off, double[] on, List<Double> pairRatios, double seconds) {
         /** Median throughput with the agent divided by the median without it. */
@@ -56,11 +57,14 @@ public final class AgentOverhead {
     }
 
     /**
-     * Runs the pairs: smoke 1 pair of 2 operations; quick 6-10 pairs of 6 (~1.3 s a pair); full 8-16 pairs of 20.
+     * Runs the pairs: smoke 1 pair of 2 operations; quick 6-10 pairs of child JVMs that warm up for
+     * 0.5 s and measure 16 operations (~2 s a pair); full 8-16 pairs of 2 s of warm-up and 40.
      */
     static Result measure(ScenarioContext ctx, int threads, Path agent) throws Exception {
-        int ops = ctx.size(2, 6, 20);
-        int warmupMs = ctx.size(0, 300, 2_000);
+        int ops = ctx.size(2, 16, 40);
+        // By time: the JIT's compilations and the carriers' start make a young JVM's operations
+        // vary twice as much as a warm one's (decision 0810).
+        int warmupMs = ctx.size(0, 500, 2_000);
         long start = System.nanoTime();
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
@@ -70,7 +74,7 @@ public final class AgentOverhead {
                 .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
         while (pairs.another()) {
             int pair = pairs.count() - 1;
-            double[] medians = new double[2]; // without, with
+            double[] figures = new double[2]; // without, with
             for (int i = 0; i < 2; i++) {
                 boolean withAgent = (pair + i) % 2 == 1; // off-on, then on-off, ...
                 List<String> jvmArgs = withAgent ? List.of("-javaagent:" + agent) : List.of();
@@ -95,9 +99,9 @@ public final class AgentOverhead {
                     child.stop();
                 }
                 (withAgent ? on : off).addAll(found);
-                medians[withAgent ? 1 : 0] = Stats.median(found);
+                figures[withAgent ? 1 : 0] = PinningScenario.throughput(found);
             }
-            pairRatios.add(medians[1] / medians[0]);
+            pairRatios.add(figures[1] / figures[0]);
         }
         return new Result(
                 off.stream().mapToDouble(Double::doubleValue).toArray(),

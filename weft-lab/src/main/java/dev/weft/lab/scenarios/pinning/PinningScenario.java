@@ -46,19 +46,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>weft's {@link PinMonitor} (threshold 0) runs during every measured operation and counts each
  * variant's pins: 0 for {@code synchronized} on JDK 24+, one per task for the class initializer.
  * Its overhead is measured in the same run on {@code no-lock}, which never pins: pairs of blocks
- * of operations without and with the monitor, the order alternating from pair to pair (off-on,
- * on-off, ...) so that drift cancels out; the goal is judged on the pairs' ratios (the median
- * with over the median without, per pair), at least 6 pairs and more while the goal is
- * inconclusive and the budget allows (decision 0809). The scenario also times the test assertion (a {@link PinCapture} around an empty body).
+ * of operations with and without the monitor, the order alternating from pair to pair (on-off,
+ * off-on, ...) so that drift cancels out; the goal is judged on the pairs' ratios (each block's
+ * throughput, its tasks over its time, with over without), at least 6 pairs and more while the
+ * goal is inconclusive and the budget allows (decisions 0809, 0810). The scenario also times the test assertion (a {@link PinCapture} around an empty body).
  *
  * <p>Sizes: full mode runs the article's JMH settings for every variant (3 warm-up iterations of
  * 3 s, 5 measured iterations of 5 s; an iteration runs whole operations until its time is up, at
  * least one) after overhead blocks of 10 operations. Quick mode measures {@code no-lock} with 1.5 s
- * of warm-up (the monitor on: JFR's first recording warms up too) and blocks of 6 (its figure is
+ * of warm-up (the monitor on: JFR's first recording warms up too) and blocks of 16 (its figure is
  * the monitored blocks'), and a single operation of {@value #QUICK_BOUND_THREADS} threads for the
  * others, and for carrier tuning: their time is 99% sleep, so warm-up changes nothing, and their
  * throughput is bound by the lock or the carriers, not by the number of threads; 1,000 threads
- * would take 5-10 s each (quick mode's budget is 20 s per JDK). Smoke mode runs 20 threads, one
+ * would take 5-10 s each (quick mode's budget is 29 s per JDK). Smoke mode runs 20 threads, one
  * operation per block.
  */
 public final class PinningScenario implements Scenario {
@@ -90,9 +90,10 @@ public final class PinningScenario implements Scenario {
     /**
      * Threads per operation in quick mode for the variants bound by a lock or by the carriers
      * (reentrant-lock, synchronized, class-init and carrier tuning): their limit does not depend on
-     * the number of threads, and 200 tasks take 2 s at a lock's 100 tasks/s where 1,000 take 10 s.
+     * the number of threads, and 100 tasks take 1 s at a lock's 100 tasks/s where 1,000 take 10 s
+     * (200 until decision 0810 gave the second to the overhead pairs).
      */
-    static final int QUICK_BOUND_THREADS = 200;
+    static final int QUICK_BOUND_THREADS = 100;
 
     /** How many operations to time, JMH style. */
     record Plan(
@@ -310,15 +311,19 @@ public final class PinningScenario implements Scenario {
     // ---- the monitor: its overhead, the pins it saw, the assertion's latency ----------------
 
     /**
-     * The no-lock workload, which never pins, in blocks without and with the pin monitor: off, on,
-     * off, on. The second monitor keeps running, to watch the variants.
+     * The no-lock workload, which never pins, in blocks with and without the pin monitor, in pairs
+     * whose order alternates: on-off, off-on, on-off, ... (decision 0810). Two neighbouring blocks
+     * of the same state run as one stretch, so the monitor is started or stopped once per pair,
+     * not twice: stopping it waits for JFR's next flush (about a second), which was most of a
+     * pair's time. The monitor that ends the last pair, or a new one, keeps running, to watch the
+     * variants.
      */
     private static Overhead overhead(ScenarioContext ctx, int threads, byte[] classInitBytes, PinLog pins)
             throws Exception {
-        int block = ctx.size(1, 4, 10);
+        int block = ctx.size(1, 16, 10);
         // Pairs of blocks, each pair one paired ratio: at least 6 for the sign test's 95% (decision 0804).
         int minPairs = ctx.size(1, 6, 6);
-        int maxPairs = ctx.size(1, 10, 12);
+        int maxPairs = ctx.size(1, 12, 12);
         // The first operations of a JVM run several times slower (JIT, carrier start), and so does
         // JFR's first recording (the recorder and its parser load and compile): warm up both, by time.
         Duration warmup = Duration.ofMillis(ctx.size(0, 1_500, 9_000));
@@ -326,68 +331,70 @@ public final class PinningScenario implements Scenario {
         ctx.progress(String.format(
                 Locale.ROOT,
                 "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor,"
-                        + " then %d-%d pairs of blocks of %d operations without and with it, the order alternating",
+                        + " then %d-%d pairs of blocks of %d operations with and without it, the order alternating",
                 threads,
                 warmup.toMillis() / 1e3,
                 minPairs,
                 maxPairs,
                 block));
-        PinMonitor warming = pins.startMonitor();
-        try {
-            iteration(warmup, op);
-        } finally {
-            warming.stop();
-        }
+        // The warm-up's monitor stays on for the first block (on-off, off-on, ...): one stop less.
+        PinMonitor monitor = pins.startMonitor();
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
         List<Double> pairRatios = new ArrayList<>();
         List<Instant[]> monitored = new ArrayList<>();
-        SchedulerSampler sampler = SchedulerSampler.start(Duration.ofMillis(20));
-        // during the blocks with and without the monitor alike, so the overhead ratio stays fair
-        Bystander bystander = Bystander.start(BYSTANDER_EVERY, BYSTANDER_SLEEP);
-        PinMonitor monitor = null;
         SchedulerSamples samples;
-        // Keeps time for the rest of the scenario (the variants, the assertions, the child JVMs).
-        Rounds pairs = ctx.rounds(minPairs, maxPairs)
-                .reserve(Duration.ofSeconds(ctx.size(0, 15, 120)))
-                .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
+        SchedulerSampler sampler = null;
+        Bystander bystander = null;
         try {
+            iteration(warmup, op);
+            sampler = SchedulerSampler.start(Duration.ofMillis(20));
+            // during the blocks with and without the monitor alike, so the overhead ratio stays fair
+            bystander = Bystander.start(BYSTANDER_EVERY, BYSTANDER_SLEEP);
+            // Keeps time for the rest of the scenario: on an idle machine the variants ~3 s, the
+            // assertions and carrier tuning ~3.5 s, the agent's 6 pairs of child JVMs ~13 s.
+            Rounds pairs = ctx.rounds(minPairs, maxPairs)
+                    .reserve(Duration.ofSeconds(ctx.size(0, 20, 120)))
+                    .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
             while (pairs.another()) {
-                boolean monitorFirst = pairs.count() % 2 == 0; // off-on, on-off, off-on, ...
-                double[] pair = new double[2]; // median without, with
+                boolean monitorFirst = pairs.count() % 2 == 1; // on-off, off-on, on-off, ...
+                double[] pair = new double[2]; // without, with
                 for (boolean withMonitor : monitorFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
-                    if (withMonitor) {
-                        monitor = pins.startMonitor();
+                    if (withMonitor != (monitor != null)) {
+                        if (withMonitor) {
+                            monitor = pins.startMonitor();
+                        } else {
+                            monitor.stop();
+                            monitor = null;
+                            Thread.sleep(GAP); // so that a monitored period's pins all fall before the next block
+                        }
+                        // One unmeasured operation first: starting or stopping a JFR recording leaves work
+                        // behind (its threads, a chunk to close) that would fall on the block's first one.
+                        iteration(Duration.ZERO, op);
                     }
-                    // One unmeasured operation first: starting or stopping a JFR recording leaves work
-                    // behind (its threads, a chunk to close) that would fall on the block's first one.
-                    iteration(Duration.ZERO, op);
                     Instant from = Instant.now();
-                    List<Double> blockFigures = new ArrayList<>();
-                    for (int i = 0; i < block; i++) {
-                        blockFigures.add(iteration(Duration.ZERO, op));
-                    }
-                    (withMonitor ? on : off).addAll(blockFigures);
-                    pair[withMonitor ? 1 : 0] = Stats.median(blockFigures);
+                    List<Double> figures = block(block, op);
+                    (withMonitor ? on : off).addAll(figures);
+                    pair[withMonitor ? 1 : 0] = throughput(figures);
                     if (withMonitor) {
                         monitored.add(new Instant[] {from, Instant.now()});
-                        monitor.stop();
-                        monitor = null;
-                        Thread.sleep(GAP); // after a monitored period only: a block without the monitor sees no pins
                     }
                 }
                 pairRatios.add(pair[1] / pair[0]);
             }
-            // the monitor that watches the variants from here on
-            monitor = pins.startMonitor();
+            if (monitor == null) {
+                monitor = pins.startMonitor(); // the monitor that watches the variants from here on
+            }
         } catch (Exception | Error e) {
             if (monitor != null) {
                 monitor.stop();
             }
             throw e;
         } finally {
-            samples = sampler.stop();
-            bystander.close();
+            samples = sampler == null ? null : sampler.stop();
+            if (bystander != null) {
+                bystander.close();
+            }
         }
         return new Overhead(
                 toArray(off),
@@ -398,6 +405,31 @@ public final class PinningScenario implements Scenario {
                 samples,
                 monitor,
                 bystander.stop());
+    }
+
+    /** Runs {@code n} operations back to back; returns each one's throughput in tasks/s. */
+    static List<Double> block(int n, Operation op) throws Exception {
+        List<Double> figures = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            figures.add(iteration(Duration.ZERO, op));
+        }
+        return figures;
+    }
+
+    /**
+     * A block's throughput, JMH's: its operations' tasks over their summed time (each operation
+     * runs the same tasks, so this is the harmonic mean of their throughputs). A slow operation
+     * counts in full, as a cost of the monitor or the agent would; the median would hide it.
+     */
+    static double throughput(List<Double> perOperation) {
+        if (perOperation.isEmpty()) {
+            throw new IllegalArgumentException("the throughput of no operations is undefined; run at least one");
+        }
+        double seconds = 0; // per task, summed over the operations
+        for (double tasksPerSecond : perOperation) {
+            seconds += 1 / tasksPerSecond;
+        }
+        return perOperation.size() / seconds;
     }
 
     /**

@@ -330,7 +330,10 @@ public final class PoolScenario implements Scenario {
                 Bounded b = new Bounded(name, Pools.open(name, url, size), size, Duration.ZERO);
                 pools.put(name, b);
                 runs.put(name, new ArrayList<>());
-                Run warm = drive(b, size * 4, 0); // warm: every connection opened and used
+                // Warm: every connection opened and used, and the pool's own paths through the JIT's
+                // first compilations: with 80 borrowers (4 per connection) each pool's first round ran
+                // cold (twice the CPU of its later rounds, its queries/s 1-2% lower: decision 0811).
+                Run warm = drive(b, Math.max(size * 4, threads / 4), 0);
                 if (warm.isFrozen()) {
                     runs.get(name).add(warm);
                     progressFrozen(ctx, "warm-up", warm);
