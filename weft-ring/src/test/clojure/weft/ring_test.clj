@@ -326,11 +326,13 @@
       (is (= 1 (count (re-seq #"WARNING: weft.ring/stop-server is deprecated .* use weft.ring/stop-server!" (str err))))
           (str err))))
   (testing "deprecated names still work: durations in ms, Retry-After in seconds"
-    (with-server [s (fn [_] (Thread/sleep 300) {:status 200 :headers {} :body "late"})
+    ;; The handlers sleep 20 s, not just past the 50 ms timeout: on a loaded machine a timer can
+    ;; fire hundreds of ms late. The timeout interrupts them; without it they would answer 200.
+    (with-server [s (fn [_] (Thread/sleep 20000) {:status 200 :headers {} :body "late"})
                   {:request-timeout-ms 50 :retry-after-s 3 :idle-timeout-ms 5000}]
       (let [r (http/http (:port s) "GET" "/")]
         (is (= 503 (:status r)) "the request timeout of 50 ms applied")))
-    (with-server [s (fn [_] (Thread/sleep 300) {:status 200 :headers {} :body "late"})
+    (with-server [s (fn [_] (Thread/sleep 20000) {:status 200 :headers {} :body "late"})
                   {:request-timeout (java.time.Duration/ofMillis 50)}]
       (is (= 503 (:status (http/http (:port s) "GET" "/"))) "and the new name takes a Duration")))
   (is (thrown-with-msg? clojure.lang.ExceptionInfo #"the handler must be a function"

@@ -6,7 +6,7 @@
             [weft.ring :as ring]
             [weft.ring.sse :as sse]
             [weft.ring.test-http :as http]
-            [weft.ring.test-support :refer [with-server]])
+            [weft.ring.test-support :refer [await! with-server]])
   (:import (java.io BufferedReader InputStreamReader)
            (java.nio.charset StandardCharsets)
            (java.util.concurrent LinkedBlockingQueue TimeUnit)))
@@ -48,9 +48,14 @@
           (let [noticed (deref closed-at 10000 nil)]
             (is noticed "on-close ran")
             (when noticed
-              (is (< (/ (- noticed gone) 1e6) 1600)
-                  "the client's departure was noticed within one heartbeat (1 s, plus 0.1 s and slack)")))
+              ;; The first heartbeat after the departure noticed it at about 1.1 s (measured at load
+              ;; 7-12 on 2 cores), the next one would come a second later: a bound of two heartbeats
+              ;; tells the first from a later one and leaves a loaded machine 0.9 s of slack where
+              ;; 1.6 s left it 0.5 s.
+              (is (< (/ (- noticed gone) 1e6) 2000)
+                  "the client's departure was noticed at the first heartbeat (1 s) after it left, not a later one")))
           (is (deref handler-ended 10000 nil) "the handler's thread, blocked on its queue, was released")
           (testing "and the server keeps no request for it"
-            (Thread/sleep 100)
-            (is (zero? (:in-flight (ring/stats s))))))))))
+            ;; awaited (30 s hang guard), not slept for: the count drops just after the handler
+            ;; ends, which a loaded machine can delay past a fixed 100 ms
+            (is (await! #(zero? (:in-flight (ring/stats s)))))))))))

@@ -135,11 +135,17 @@
     (try
       (let [c (ws/connect (:port s) "/" :auto-read? false)]
         (await! #(pos? (.get sent)))
-        (Thread/sleep 1000)
-        (let [after-1s (.get sent)]
-          (Thread/sleep 1000)
-          (is (= after-1s (.get sent)) "the sender is blocked: nothing more is queued while the client reads nothing")
-          (is (< (* after-1s 16384) (* 64 1024 1024)) "what was sent fits the TCP buffers, not an unbounded queue"))
+        ;; The sender fills the TCP buffers, then blocks. On a loaded machine filling them can take
+        ;; longer than a fixed second, so wait (hang guard 60 s) for a whole second with nothing more
+        ;; sent; an unbounded queue never gives one, as the sender never blocks.
+        (let [blocked-at (loop [before (.get sent) deadline (+ (System/currentTimeMillis) 60000)]
+                           (Thread/sleep 1000)
+                           (let [now (.get sent)]
+                             (cond (= before now) now
+                                   (> (System/currentTimeMillis) deadline) nil
+                                   :else (recur now deadline))))]
+          (is (some? blocked-at) "the sender is blocked: nothing more is queued while the client reads nothing")
+          (is (< (* (or blocked-at (.get sent)) 16384) (* 64 1024 1024)) "what was sent fits the TCP buffers, not an unbounded queue"))
         (ws/read-more! c 1000000)
         (await! #(> (.get sent) 100) 30000)
         (is (> (.get sent) 100) "once the client reads, the sender goes on")

@@ -77,7 +77,15 @@ class PinCheckTest {
                         });
                     }
                     waiting.await();
-                    Thread.sleep(100); // every waiter is in Object.wait now
+                    // Until every waiter is in Object.wait (the hang guard is the test's timeout): a
+                    // fixed 100 ms could end first on a loaded machine, and a waiter not yet waiting
+                    // would not show its carrier. WAITING is reported once a JDK 24+ waiter has
+                    // unmounted, and while a JDK 21-23 one waits pinned to its carrier.
+                    for (Thread t : threads) {
+                        while (t.getState() != Thread.State.WAITING) {
+                            Thread.sleep(1);
+                        }
+                    }
                     for (Thread t : threads) {
                         // a mounted virtual thread prints as VirtualThread[#22]/waiting@ForkJoinPool-1-worker-3
                         String s = t.toString();

@@ -117,8 +117,8 @@ class AdmissionPostgresTest {
         }
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition, String what)
-            throws InterruptedException {
+    /** Waits until {@code condition} holds, failing with {@code what} after a 60 s hang guard. */
+    static void awaitTrue(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos(); // a hang guard, not a speed goal
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {

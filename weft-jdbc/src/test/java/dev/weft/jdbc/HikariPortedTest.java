@@ -101,6 +101,9 @@ class HikariPortedTest {
         StubDataSource stub = new StubDataSource();
         stub.failNextConnects.set(Integer.MAX_VALUE);
         try (WeftDataSource ds = pool(stub, 1).build()) {
+            // Taken before the thread that brings the database back starts: taken after, a stall of
+            // this thread between the two would shorten what the bound below measures.
+            long start = System.nanoTime();
             Thread.ofVirtual().start(() -> {
                 try {
                     Thread.sleep(300);
@@ -109,7 +112,6 @@ class HikariPortedTest {
                 }
                 stub.failNextConnects.set(0);
             });
-            long start = System.nanoTime();
             try (Connection c = ds.getConnection()) {
                 assertTrue(millisSince(start) >= 250, "not before the database came back");
             }

@@ -21,7 +21,7 @@ final class Postgres {
         if (url == null) {
             throw new IllegalStateException(
                     "no PostgreSQL server for *PostgresTest: run ./weft test --tier database, "
-                            + "or build/postgres.sh run mvn -pl weft-jdbc test -Dtest='*PostgresTest' -Dweft.pg.url=\\$WEFT_PG_URL -Dweft.pg.dir=\\$WEFT_PG_DIR");
+                            + "or build/postgres.sh run ./mvnw -pl weft-jdbc test -Dtest='*PostgresTest' (it exports WEFT_PG_URL and WEFT_PG_DIR, which these tests read)");
         }
         return url;
     }
