@@ -84,8 +84,10 @@ class OpenLoopTest {
         assertEquals(20, ok.sent(), "50/s for 0.4 s, whatever the server does: " + ok);
         assertEquals(ok.sent(), ok.good(), "every 200 within the timeout is goodput: " + ok);
         assertEquals(ok.goodInWindow() / 0.4, ok.goodput(), 1e-6);
+        // Responses to the warm-up's requests (100 ms at 50/s: 5) may arrive in the window too, the
+        // later the busier the machine; no more responses than requests can arrive.
         assertTrue(
-                ok.goodInWindow() > 0 && ok.goodInWindow() <= ok.sent() + 1,
+                ok.goodInWindow() > 0 && ok.goodInWindow() <= ok.sent() + 5,
                 "responses that arrived in the window: " + ok);
         assertTrue(ok.latencyMs(0.5) <= ok.latencyMs(0.99));
 
