@@ -96,7 +96,10 @@ public final class HttpScenario implements Scenario {
         JETTY_50("jetty-50-threads"),
         JETTY_4("jetty-4-threads"),
         JETTY_VIRTUAL("jetty-virtual"),
-        WEFT_RING("weft-ring");
+        WEFT_RING("weft-ring"),
+        /** Issue 25's candidate cores, plain ({@link PlainHelidon}, {@link PlainNetty}). */
+        HELIDON_VIRTUAL("helidon-virtual"),
+        NETTY_VIRTUAL("netty-virtual");
 
         final String kind;
 
@@ -158,6 +161,18 @@ public final class HttpScenario implements Scenario {
 
     static final String JETTY_WS = "jetty-virtual-ws";
 
+    static final String HELIDON_NOSLEEP = "helidon-virtual-nosleep@120";
+    static final String NETTY_NOSLEEP = "netty-virtual-nosleep@120";
+
+    /**
+     * Issue 25's candidate cores, plain, serving the same handler without the sleep (decision 0305):
+     * full mode only (and smoke, which runs every variant), each in paired rounds of its own with
+     * plain Jetty's no-sleep variant. They have no goals: they are references for choosing weft-ring's
+     * core, and each reports its paired ratios to Jetty in {@code extra.vs_jetty}
+     * ({@link Measured#versus}). Plain Jetty's own figures stay those of its pair with weft-ring.
+     */
+    static final List<String> REFERENCE_CORES = List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP);
+
     /**
      * The variants measured in paired rounds of alternating slices (decision 0815), weft-ring's
      * first: at 1,000 connections, without the sleep, and the WebSocket echo.
@@ -165,7 +180,9 @@ public final class HttpScenario implements Scenario {
     static final List<List<String>> PAIRS = List.of(
             List.of("weft-ring@1000", "jetty-virtual@1000"),
             List.of("weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
-            List.of("weft-ring-ws", "jetty-virtual-ws"));
+            List.of("weft-ring-ws", "jetty-virtual-ws"),
+            List.of(HELIDON_NOSLEEP, JETTY_NOSLEEP),
+            List.of(NETTY_NOSLEEP, JETTY_NOSLEEP));
 
     /** In the order they are reported (and measured, the no-sleep pair in rounds). */
     static final List<Spec> SPECS = List.of(
@@ -179,7 +196,10 @@ public final class HttpScenario implements Scenario {
             new Spec(JETTY_NOSLEEP, Server.JETTY_VIRTUAL, 120, false, null, Load.HTTP1, false),
             new Spec("weft-ring-h2c@120", Server.WEFT_RING, H2C_CONNECTIONS * H2C_STREAMS, true, null, Load.H2C, false),
             new Spec(RING_WS, Server.WEFT_RING, WS_SOCKETS, false, null, Load.WS, false),
-            new Spec(JETTY_WS, Server.JETTY_VIRTUAL, WS_SOCKETS, false, null, Load.WS, false));
+            new Spec(JETTY_WS, Server.JETTY_VIRTUAL, WS_SOCKETS, false, null, Load.WS, false),
+            // Last, so that the goals' pairs before them run as they always did.
+            new Spec(HELIDON_NOSLEEP, Server.HELIDON_VIRTUAL, 120, false, null, Load.HTTP1, true),
+            new Spec(NETTY_NOSLEEP, Server.NETTY_VIRTUAL, 120, false, null, Load.HTTP1, true));
 
     /** Hang guard for a helper JVM's answer: a start, or one load window plus this. */
     static final long HANG_GUARD_MS = 60_000;
@@ -268,14 +288,20 @@ public final class HttpScenario implements Scenario {
                             .orElseThrow();
                     Spec ring = spec(pair.get(0));
                     Spec jetty = spec(pair.get(1));
-                    measured.putAll(runner.slicedRounds(
+                    Map<String, Measured> sides = runner.slicedRounds(
                             ring,
                             servers.get(ring.server()),
                             jetty,
                             servers.get(jetty.server()),
                             rounds,
                             roundMs,
-                            watches(ring)));
+                            watches(ring));
+                    if (REFERENCE_CORES.contains(ring.name())) {
+                        // Jetty's side of this pair only serves the candidate's ratios.
+                        measured.put(ring.name(), sides.get(ring.name()).versus(sides.get(jetty.name())));
+                    } else {
+                        measured.putAll(sides);
+                    }
                     continue;
                 }
                 if (spec.load() == Load.H2C && h2load.isEmpty()) {
@@ -422,7 +448,15 @@ public final class HttpScenario implements Scenario {
                     Long.toString(warmupMs)));
             load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * warmupMs + HANG_GUARD_MS));
             try {
-                Rounds loop = ctx.rounds(rounds, 2 * rounds).reserve(reserveAfter(a));
+                // The candidate cores' pairs come last; their minimum rounds stay out of the extra ones.
+                long referencesAfter = specs(ctx.mode()).stream()
+                        .filter(s -> REFERENCE_CORES.contains(s.name()))
+                        .filter(s -> REFERENCE_CORES.indexOf(s.name()) > REFERENCE_CORES.indexOf(a.name()))
+                        .count();
+                Duration references =
+                        Duration.ofMillis(referencesAfter * (2 * warmupMs + rounds * 2L * (settleMs + sliceMs)));
+                Rounds loop =
+                        ctx.rounds(rounds, 2 * rounds).reserve(reserveAfter(a).plus(references));
                 for (Watch w : watches) {
                     loop.watch(w.direction(), w.target(), () -> ratios(ra, rb, w.figure()));
                 }
@@ -529,15 +563,8 @@ public final class HttpScenario implements Scenario {
         /** Per-round ratios a[i] / b[i] of one figure; a round whose figure is unreadable is left out. */
         private static List<Double> ratios(
                 List<LoadResult> a, List<LoadResult> b, java.util.function.Function<LoadResult, Double> figure) {
-            List<Double> r = new ArrayList<>();
-            for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
-                Double x = figure.apply(a.get(i));
-                Double y = figure.apply(b.get(i));
-                if (x != null && y != null && y > 0) {
-                    r.add(x / y);
-                }
-            }
-            return r;
+            return HttpScenario.ratios(
+                    a.stream().map(figure).toList(), b.stream().map(figure).toList());
         }
 
         LoadResult http1(Spec spec, Helper server, long warmup, long duration)
@@ -630,6 +657,61 @@ public final class HttpScenario implements Scenario {
         Measured withMemory(Memory m) {
             return new Measured(windows, scheduler, extra, m);
         }
+
+        /**
+         * This variant with {@code vs_jetty} in its extra: the medians of its per-round ratios to
+         * {@code jetty}, measured in the same paired rounds (server CPU, allocation and p99 per
+         * request, req/s), how many rounds each median has, and Jetty's own medians in those rounds.
+         */
+        Measured versus(Measured jetty) {
+            Map<String, Object> vs = new LinkedHashMap<>();
+            vs.put("variant", JETTY_NOSLEEP);
+            vs.put("server_cpu_us_per_request", medianRatio(cpuUsPerRound(), jetty.cpuUsPerRound()));
+            vs.put("alloc_bytes_per_request", medianRatio(allocPerRound(), jetty.allocPerRound()));
+            vs.put("p99_ms", medianRatio(p99s(), jetty.p99s()));
+            vs.put("requests_per_second", medianRatio(rates(), jetty.rates()));
+            vs.put("rounds", windows.size());
+            vs.put("jetty_server_cpu_us_per_request", jetty.cpuUs());
+            vs.put("jetty_alloc_bytes_per_request", jetty.extra().get("alloc_bytes_per_request"));
+            vs.put("jetty_p99_ms", median(jetty.p99s()));
+            Map<String, Object> e = new LinkedHashMap<>(extra);
+            e.put("vs_jetty", vs);
+            return new Measured(windows, scheduler, e, memory);
+        }
+
+        /** Each round's allocation per request (null where unreadable); empty when not measured. */
+        @SuppressWarnings("unchecked")
+        List<Double> allocPerRound() {
+            Object rounds = extra.get("alloc_bytes_per_request_rounds");
+            return rounds == null ? List.of() : (List<Double>) rounds;
+        }
+    }
+
+    /** The median of the per-round ratios a[i] / b[i] (rounds unreadable on either side left out); null if none. */
+    static Double medianRatio(List<Double> a, List<Double> b) {
+        return median(ratios(a, b));
+    }
+
+    /** Per-round ratios a[i] / b[i]; a round whose figure is null on either side, or 0 in b, is left out. */
+    static List<Double> ratios(List<Double> a, List<Double> b) {
+        List<Double> r = new ArrayList<>();
+        for (int i = 0; i < Math.min(a.size(), b.size()); i++) {
+            Double x = a.get(i);
+            Double y = b.get(i);
+            if (x != null && y != null && y > 0) {
+                r.add(x / y);
+            }
+        }
+        return r;
+    }
+
+    /** The median of the figures that are not null; null if none. */
+    static Double median(List<Double> xs) {
+        double[] v = xs.stream()
+                .filter(java.util.Objects::nonNull)
+                .mapToDouble(Double::doubleValue)
+                .toArray();
+        return v.length == 0 ? null : Stats.median(v);
     }
 
     static double little(int concurrency) {
@@ -904,6 +986,22 @@ public final class HttpScenario implements Scenario {
                         + " http-kit 2.8.1 and ring-jetty-adapter 1.15.5 on virtual threads reached ~2,360 req/s at 120 connections"
                         + " and ~19,000-19,400 at 1,000, with server CPU per request ~29 us (http-kit), ~44 us (plain Jetty) and"
                         + " ~51 us (ring-jetty-adapter) (weft's design notes). Both live on Clojars, which this lab does not use.");
+        for (String name : REFERENCE_CORES) {
+            Measured m = measured.get(name);
+            if (m != null && m.extra().get("vs_jetty") instanceof Map<?, ?> vs) {
+                ctx.note(String.format(
+                        Locale.ROOT,
+                        "%s, a candidate core of issue 25 (plain, the same handler; decision 0305; no goal): in %s paired"
+                                + " rounds of its own with plain Jetty without the sleep, its server CPU per request is %sx"
+                                + " Jetty's, its allocation per request %sx, its p99 %sx (medians of the per-round ratios;"
+                                + " extra.vs_jetty).",
+                        name,
+                        vs.get("rounds"),
+                        times(vs.get("server_cpu_us_per_request")),
+                        times(vs.get("alloc_bytes_per_request")),
+                        times(vs.get("p99_ms"))));
+            }
+        }
         long errors = measured.values().stream()
                 .flatMap(m -> m.windows().stream())
                 .mapToLong(r -> r.errors() + r.non2xx())
@@ -912,6 +1010,10 @@ public final class HttpScenario implements Scenario {
             ctx.note(errors + " requests or messages failed, timed out or came back wrong across the variants; see each"
                     + " variant's errors, timeouts, non_2xx and wrong_echoes.");
         }
+    }
+
+    private static String times(Object ratio) {
+        return ratio instanceof Double d ? String.format(Locale.ROOT, "%.3f", d) : "-";
     }
 
     private static String builtInReason(Mode mode) {

@@ -12,7 +12,8 @@ import org.eclipse.jetty.server.Server;
 
 /**
  * A server JVM of the {@code http} scenario, a {@link ChildJvm}: {@code HttpServerMain <kind>}, kind
- * {@code jetty-50-threads}, {@code jetty-4-threads}, {@code jetty-virtual} or {@code weft-ring}. It listens on a free port of
+ * {@code jetty-50-threads}, {@code jetty-4-threads}, {@code jetty-virtual}, {@code helidon-virtual}
+ * ({@link PlainHelidon}), {@code netty-virtual} ({@link PlainNetty}) or {@code weft-ring}. It listens on a free port of
  * 127.0.0.1, says {@code listening <port>}, and samples its scheduler. {@code weft-ring}
  * starts two servers: its defaults (HTTP/1.1, and WebSockets on {@code /ws}) and one with HTTP/2 on
  * (h2c), and says both ports, {@code listening <port> <h2c-port>}; {@code jetty-virtual} starts a
@@ -33,13 +34,15 @@ public final class HttpServerMain {
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
             throw new IllegalArgumentException(
-                    "usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|weft-ring>");
+                    "usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|helidon-virtual|netty-virtual|weft-ring>");
         }
         String port = switch (args[0]) {
             case "jetty-50-threads" -> port(PlainJetty.start(50));
             case "jetty-4-threads" -> port(PlainJetty.start(HttpScenario.SMALL_POOL_THREADS));
             // Its WebSocket echo (jetty-virtual-ws) on a server of its own: "<port> 0 <ws-port>".
             case "jetty-virtual" -> port(PlainJetty.start(0)) + " 0 " + port(PlainJetty.startWebSocket());
+            case "helidon-virtual" -> Integer.toString(PlainHelidon.start().port());
+            case "netty-virtual" -> Integer.toString(PlainNetty.start().port());
             case "weft-ring" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
                 yield Clojure.var("weft.lab.http", "start!").invoke() + " "
@@ -47,7 +50,8 @@ public final class HttpServerMain {
             }
             default ->
                 throw new IllegalArgumentException("unknown server kind " + args[0]
-                        + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual or weft-ring");
+                        + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual, helidon-virtual, netty-virtual"
+                        + " or weft-ring");
         };
         System.out.println(args[0] + " listening on 127.0.0.1:" + port);
 
