@@ -22,10 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The http scenario's candidate cores ({@link PlainHelidon}, {@link PlainNetty}; full-mode lab
  * variants) over real HTTP/1.1 on 127.0.0.1: each answers the article's handler with plain Jetty's
- * response (status line, the same header lines whatever their order, only the Date's value differing,
- * body), sleeps
- * on {@code /hello}, answers 404 elsewhere, and answers pipelined requests in order on one
- * keep-alive connection. No timing bound but the handler's own sleep (a lower bound).
+ * response (status line, the same header lines whatever their order, only the Date's value
+ * differing, body), sleeps on {@code /hello}, answers 404 elsewhere, and answers pipelined requests
+ * in order on one keep-alive connection. No timing bound but the handler's own sleep (a lower bound).
  */
 class ReferenceCoresTest {
 
