@@ -65,7 +65,10 @@ class LabSmokeTest {
                             "jetty-virtual-nosleep@120",
                             "weft-ring-h2c@120",
                             "weft-ring-ws",
-                            "jetty-virtual-ws"),
+                            "jetty-virtual-ws",
+                            // issue 25's candidate cores: full mode, and smoke, which runs every variant
+                            "helidon-virtual-nosleep@120",
+                            "netty-virtual-nosleep@120"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
             "overload",
                     Set.of(
@@ -165,6 +168,12 @@ class LabSmokeTest {
                             variant + ": " + v.get("extra"));
                 }
                 assertTrue(v.get("memory").get("peak_heap_bytes").asLong() > 0, variant + ": " + v.get("memory"));
+            }
+            if (name.equals("http") && v.get("name").asText().matches("(helidon|netty)-virtual-nosleep@120")) {
+                // a candidate core: its ratios to plain Jetty from the paired rounds of its own
+                JsonNode vs = v.get("extra").path("vs_jetty");
+                assertEquals("jetty-virtual-nosleep@120", vs.path("variant").asText(), variant + ": " + vs);
+                assertTrue(vs.path("rounds").asInt() >= 1, variant + ": " + vs);
             }
         }
         assertTrue(!names.isEmpty(), name + " reported no variant");

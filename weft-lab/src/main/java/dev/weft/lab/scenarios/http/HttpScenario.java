@@ -36,6 +36,11 @@ import java.util.Optional;
  * (its CPU time during the window / requests completed). Before any variant, each server is primed
  * with one warm-up window of {@code /nosleep}, so that no variant pays for its JVM's first compiles.
  *
+ * <p>In full mode (and smoke), issue 25's candidate cores follow, plain and without the sleep, each
+ * in a server JVM of its own and in paired rounds of its own with plain Jetty:
+ * {@code helidon-virtual-nosleep@120} ({@link PlainHelidon}) and {@code netty-virtual-nosleep@120}
+ * ({@link PlainNetty}); references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
+ *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
  * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds), at
  * least 6 paired rounds of 400 ms slices, no fixed pools (it fits 40 s on 2 cores, JVM starts included);
