@@ -154,7 +154,32 @@
                              :body "café"})
                 {}]
     (is (= [99 97 102 -23] (vec (:bytes (http/http (:port s) "GET" "/ISO-8859-1")))))
-    (is (= [99 97 102 -61 -87] (vec (:bytes (http/http (:port s) "GET" "/utf-8")))))))
+    (is (= [99 97 102 -61 -87] (vec (:bytes (http/http (:port s) "GET" "/utf-8"))))))
+  (testing "a lower-case name and a collection of values: the first value's charset"
+    (with-server [s (fn [_] {:status 200
+                             :headers {"x-other" "charset=utf-8"
+                                       "content-type" ["text/plain; charset=ISO-8859-1" "text/html"]}
+                             :body "café"})
+                  {}]
+      (is (= [99 97 102 -23] (vec (:bytes (http/http (:port s) "GET" "/"))))))))
+
+(deftest a-kept-alive-connections-requests-each-see-their-client
+  ;; An HTTP/1 connection keeps its client's :remote-addr and its :server-port for its next
+  ;; requests (decision 0306): every request on it still gets both, and a thread of weft-ring's.
+  (let [seen (java.util.concurrent.LinkedBlockingQueue.)]
+    (with-server [s (fn [req]
+                      (.put seen [(:remote-addr req) (:server-port req) (.getName (Thread/currentThread))])
+                      {:status 200 :headers {} :body "ok"})
+                  {}]
+      (with-open [sock (http/connect (:port s))]
+        (dotimes [_ 3]
+          (http/send! sock (http/request-text "GET" "/"))
+          (is (= 200 (:status (http/read-response sock))))))
+      (let [rows (vec (repeatedly 3 #(.poll seen 10 TimeUnit/SECONDS)))]
+        ;; The test client's Host header is "127.0.0.1" without a port: the scheme's, 80.
+        (is (every? #(= ["127.0.0.1" 80] (subvec % 0 2)) rows))
+        (is (every? #(instance? Integer (second %)) rows))
+        (is (every? #(re-matches #"weft-ring-\d+" (nth % 2)) rows))))))
 
 (deftest seq-body-is-flushed-element-by-element
   ;; The second element is produced only once the client has received the first: without

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * load (see {@link #releasePermit}); an idle timeout never cuts a request in its handler
  * ({@link #test}, {@link #excusesIdleTimeout}).
  */
-final class Exchange extends ExchangeResponse implements Runnable, java.util.function.Predicate<TimeoutException> {
+final class Exchange extends ExchangeResponse
+        implements Runnable, java.util.function.Predicate<TimeoutException>, java.util.function.Consumer<Throwable> {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingHandler.class);
 
@@ -45,6 +46,7 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
     private volatile RequestBody body; // the request's body, once the handler has it; null without one
     private volatile Scheduler.Task timeout;
     private volatile boolean handlerFailed; // answered 500: no sample for an adaptive limit
+    private final RingHttpConnection connection; // the request's HTTP/1 connection, or null (HTTP/2)
 
     Exchange(RingHandler owner, Request request, Response response, Callback callback) {
         super(owner, request, response, callback);
@@ -55,11 +57,21 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
         // client's. A firing acted on just as a write begins would fail that write; weft's HTTP/1
         // connections ask excusesIdleTimeout() first, which closes that race (RingHttpConnection).
         request.addIdleTimeoutListener(this); // test(): no listener object of its own per request
-        // Jetty reports a client that went away (an HTTP/2 stream reset, a connection it saw close).
-        request.addFailureListener(this::clientFailed);
-        if (request.getConnectionMetaData().getConnection() instanceof RingHttpConnection connection) {
-            connection.serving(this);
+        // Jetty reports a client that went away (an HTTP/2 stream reset, a connection it saw close):
+        // accept(), no listener object of its own per request either.
+        request.addFailureListener(this);
+        if (request.getConnectionMetaData().getConnection() instanceof RingHttpConnection http1) {
+            http1.serving(this);
+            connection = http1;
+        } else {
+            connection = null;
         }
+    }
+
+    /** Jetty's failure listener: see {@link #clientFailed}. */
+    @Override
+    public void accept(Throwable failure) {
+        clientFailed(failure);
     }
 
     /** Jetty's idle-timeout listener: lets the timeout through only once the exchange has finished. */
@@ -128,7 +140,7 @@ final class Exchange extends ExchangeResponse implements Runnable, java.util.fun
             if (in instanceof RequestBody b) {
                 body = b;
             }
-            IPersistentMap ring = RequestMap.of(request, in);
+            IPersistentMap ring = RequestMap.of(request, in, connection);
             if (owner.async) {
                 owner.handler.invoke(ring, new Respond(), new Raise());
                 handedOff = true;

@@ -43,6 +43,11 @@ abstract class ExchangeResponse extends ExchangeState implements Callback {
     private final Callback callback;
     /** The response's first write has begun. */
     volatile boolean writing;
+    /**
+     * The first Content-Type value of the Ring response being applied (see
+     * {@link RingResponse#apply}), or null; read on the thread that applied it.
+     */
+    String contentType;
 
     ExchangeResponse(RingHandler owner, Request request, Response response, Callback callback) {
         this.owner = owner;
@@ -75,7 +80,7 @@ abstract class ExchangeResponse extends ExchangeState implements Callback {
         }
         Object body;
         try {
-            body = RingResponse.apply(ring, response);
+            body = RingResponse.apply(ring, this);
         } catch (Throwable t) {
             response.reset();
             answerFailure(t);
@@ -88,7 +93,7 @@ abstract class ExchangeResponse extends ExchangeState implements Callback {
             if (body == null) {
                 writeLast(EMPTY);
             } else if (body instanceof String s) {
-                Charset charset = RingResponse.charsetOf(response.getHeaders().get(HttpHeader.CONTENT_TYPE));
+                Charset charset = RingResponse.charsetOf(contentType); // what apply() added, not looked up again
                 writeLast(ByteBuffer.wrap(s.getBytes(charset)));
             } else if (body instanceof byte[] bytes) {
                 writeLast(ByteBuffer.wrap(bytes));

@@ -67,14 +67,16 @@ final class RequestMap {
      * The Ring request map of {@code request}, with {@code body} as its {@code :body}. It is an
      * array map (ten keyword keys, compared by identity): building it hashes nothing, and the
      * first {@code assoc} of a middleware turns it into a hash map, as for any map of its size.
+     * {@code connection} is the request's HTTP/1 connection, which keeps what its requests share
+     * (the client's address as text, the port), or null (HTTP/2: computed for each request).
      */
-    static IPersistentMap of(Request request, InputStream body) {
+    static IPersistentMap of(Request request, InputStream body, RingHttpConnection connection) {
         HttpURI uri = request.getHttpURI();
         String path = uri.getPath();
         return new PersistentArrayMap(new Object[] {
-            SERVER_PORT, Request.getServerPort(request),
+            SERVER_PORT, serverPort(request, connection),
             SERVER_NAME, Request.getServerName(request),
-            REMOTE_ADDR, Request.getRemoteAddr(request),
+            REMOTE_ADDR, remoteAddr(request, connection),
             URI, path == null || path.isEmpty() ? "/" : path,
             QUERY_STRING, uri.getQuery(),
             SCHEME, request.isSecure() ? HTTPS : HTTP,
@@ -83,6 +85,16 @@ final class RequestMap {
             HEADERS, headers(request.getHeaders()),
             BODY, body
         });
+    }
+
+    /** The request's server port; an HTTP/1 connection's requests to the same port share the Integer. */
+    private static Integer serverPort(Request request, RingHttpConnection connection) {
+        return connection != null ? connection.serverPort(request) : Request.getServerPort(request);
+    }
+
+    /** The client's address as text; an HTTP/1 connection formats it once for all its requests. */
+    private static String remoteAddr(Request request, RingHttpConnection connection) {
+        return connection != null ? connection.remoteAddr(request) : Request.getRemoteAddr(request);
     }
 
     /** "HTTP/1.1", "HTTP/1.0", or "HTTP/2" (not Jetty's "HTTP/2.0": the protocol has no minor version). */

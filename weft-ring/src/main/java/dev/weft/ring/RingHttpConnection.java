@@ -1,5 +1,6 @@
 package dev.weft.ring;
 
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpCompliance;
@@ -10,6 +11,7 @@ import org.eclipse.jetty.io.IdleTimeout;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.internal.HttpConnection;
 
 /**
@@ -41,6 +43,12 @@ final class RingHttpConnection extends HttpConnection {
 
     /** The exchange of the request this connection serves now, or the last one; null before the first. */
     private volatile Exchange exchange;
+
+    /** The last request's remote address and its text (see {@link #remoteAddr}); null before the first. */
+    private Remote remote;
+
+    /** The last request's server port (see {@link #serverPort}); null before the first. */
+    private Integer port;
 
     /** Jetty's request handler, kept by {@link #newRequestHandler} (which Jetty's constructor calls) for the parser. */
     private RequestHandler requestHandler;
@@ -127,6 +135,41 @@ final class RingHttpConnection extends HttpConnection {
     void serving(Exchange exchange) {
         this.exchange = exchange;
     }
+
+    /**
+     * The {@code :remote-addr} of a request of this connection: {@link Request#getRemoteAddr}, kept
+     * for the connection's next requests. Jetty formats the client's address anew for every request
+     * (a StringBuilder and a String, about 100 bytes); a kept-alive connection's client does not
+     * change. Reused only while the request's remote socket address is the same object as the one it
+     * was made from, so a request customizer that reports another address is still honoured.
+     */
+    String remoteAddr(Request request) {
+        SocketAddress address = request.getConnectionMetaData().getRemoteSocketAddress();
+        Remote r = remote;
+        if (r == null || r.address != address) {
+            r = new Remote(address, Request.getRemoteAddr(request));
+            remote = r;
+        }
+        return r.text;
+    }
+
+    /**
+     * The {@code :server-port} of a request of this connection, {@link Request#getServerPort}, as
+     * the Integer the Ring map holds: the last one is kept, so a connection's requests to the same
+     * port share one (a port above 127 is a new Integer each time otherwise).
+     */
+    Integer serverPort(Request request) {
+        int port = Request.getServerPort(request);
+        Integer p = this.port;
+        if (p == null || p != port) {
+            p = port;
+            this.port = p;
+        }
+        return p;
+    }
+
+    /** A remote socket address and its text; immutable, so a reader on another thread sees both. */
+    private record Remote(SocketAddress address, String text) {}
 
     @Override
     public boolean onIdleExpired(TimeoutException timeout) {

@@ -30,14 +30,18 @@ public final class RingResponse {
     private RingResponse() {}
 
     /**
-     * Sets the status and headers of {@code response} from the Ring response map {@code ring} and
-     * returns its {@code :body}.
+     * Sets the status and headers of {@code exchange}'s response from the Ring response map
+     * {@code ring} and returns its {@code :body}; the first {@code Content-Type} value it adds is
+     * left in {@code exchange.contentType} (null when none), so that a String body's charset is found
+     * without looking the header up again.
      *
      * @throws IllegalArgumentException if {@code ring} is not a map, its {@code :status} is not an
      *                                  integer from 100 to 599, or its {@code :headers} is not a map
      *                                  of string names to a string or a collection of strings
      */
-    static Object apply(Object ring, Response response) {
+    static Object apply(Object ring, ExchangeResponse exchange) {
+        Response response = exchange.response;
+        exchange.contentType = null;
         if (!(ring instanceof Map<?, ?>)) {
             throw new IllegalArgumentException("the handler returned " + describe(ring)
                     + "; a Ring handler must return a response map such as {:status 200, :headers {}, :body \"ok\"}");
@@ -50,24 +54,23 @@ public final class RingResponse {
                 throw new IllegalArgumentException("the response's :headers is " + describe(headers)
                         + "; it must be a map of header names to values, e.g. {\"content-type\" \"text/plain\"}");
             }
-            HttpFields.Mutable fields = response.getHeaders();
             if (headers instanceof IKVReduce kv) {
-                kv.kvreduce(ADD_HEADER, fields); // a Clojure map's entries without an iterator or entry objects
+                kv.kvreduce(ADD_HEADER, exchange); // a Clojure map's entries without an iterator or entry objects
             } else {
                 for (Map.Entry<?, ?> e : map.entrySet()) {
-                    addHeader(fields, e.getKey(), e.getValue());
+                    addHeader(exchange, e.getKey(), e.getValue());
                 }
             }
         }
         return get(lookup, ring, BODY);
     }
 
-    /** Adds one Ring header (name, value) to the HttpFields.Mutable it is reduced over. */
+    /** Adds one Ring header (name, value) to the response of the ExchangeResponse it is reduced over. */
     private static final AFn ADD_HEADER = new AFn() {
         @Override
-        public Object invoke(Object fields, Object name, Object value) {
-            addHeader((HttpFields.Mutable) fields, name, value);
-            return fields;
+        public Object invoke(Object exchange, Object name, Object value) {
+            addHeader((ExchangeResponse) exchange, name, value);
+            return exchange;
         }
     };
 
@@ -112,13 +115,17 @@ public final class RingResponse {
                 "the response's :status is " + describe(status) + "; it must be an integer from 100 to 599, e.g. 200");
     }
 
-    private static void addHeader(HttpFields.Mutable fields, Object name, Object value) {
+    private static void addHeader(ExchangeResponse exchange, Object name, Object value) {
         if (!(name instanceof String header)) {
             throw new IllegalArgumentException("the response header name " + describe(name)
                     + " is not a string; write it as a string, e.g. \"content-type\"");
         }
+        HttpFields.Mutable fields = exchange.response.getHeaders();
         if (value instanceof String s) {
             fields.add(header, s);
+            if (exchange.contentType == null && header.equalsIgnoreCase("content-type")) {
+                exchange.contentType = s;
+            }
             return;
         }
         if (value instanceof Iterable<?> values) {
@@ -128,6 +135,9 @@ public final class RingResponse {
                             + describe(v) + " in its collection; each value must be a string");
                 }
                 fields.add(header, s);
+                if (exchange.contentType == null && header.equalsIgnoreCase("content-type")) {
+                    exchange.contentType = s;
+                }
             }
             return;
         }
