@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code databaseRounds} rounds also measure the database alone for two slices. The goal needs at
  * least {@code minRounds} rounds, more while it is inconclusive and the budget allows: a slice's
  * rate on 2 cores shared with the database's 20 server processes moves by 10-20% from slice to
- * slice whichever pool runs (the database alone too), so a round's ratio does as well, and 16
- * rounds give the sign test's interval from the 4th to the 13th ratio, where 6 rounds in the same
+ * slice whichever pool runs (the database alone too), so a round's ratio does as well, and 14
+ * rounds give the sign test's interval from the 3rd to the 12th ratio, where 6 rounds in the same
  * time gave the lowest to the highest, decided by the one most disturbed round.
  */
 final class FastQueries {

@@ -248,8 +248,8 @@ public final class PoolScenario implements Scenario {
             List<double[]> overhead = List.of();
             FastQueries.Result fast = null;
             if (steady.unrecovered() == null) {
-                // quick: 1.5 s of warm-up, then at least 16 rounds of 4 slices of 20 + 55 ms (the
-                // first 4 with the database alone for 2 more) after 3 x 20 connections opened: ~7.5 s
+                // quick: 1.5 s of warm-up, then at least 14 rounds of 4 slices of 20 + 55 ms (the
+                // first 3 with the database alone for 2 more) after 3 x 20 connections opened: ~6.8 s
                 // (decision 0820)
                 fast = FastQueries.run(
                         ctx,
@@ -258,8 +258,8 @@ public final class PoolScenario implements Scenario {
                         Duration.ofMillis(ctx.size(100, 1_500, 4_000)),
                         Duration.ofMillis(ctx.size(10, 20, 100)),
                         Duration.ofMillis(ctx.size(40, 55, 400)),
-                        ctx.size(1, 4, 6),
-                        ctx.size(1, 16, 16),
+                        ctx.size(1, 3, 6),
+                        ctx.size(1, 14, 16),
                         Duration.ofSeconds(ctx.size(0, 11, 40)));
                 if (ctx.mode() == dev.weft.lab.Mode.FULL) {
                     second = steady(ctx, pg.url, 50, threads, 1, 1, 1, Duration.ZERO);
