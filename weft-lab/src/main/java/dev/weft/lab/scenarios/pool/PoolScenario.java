@@ -60,8 +60,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * in alternating order, until its goals have at least 9 paired rounds in quick mode (the fewest
  * whose 95% interval leaves out the lowest and the highest) and, while one is inconclusive, more
  * within the scenario's budget ({@link ScenarioContext#rounds}), keeping time for the parts after
- * it. weft-pool's
- * queries/s and p99 borrow wait are judged "no worse than HikariCP's" within
+ * it. weft-pool's queries/s and p99 borrow wait are judged "no worse than HikariCP's" within
  * {@link #NO_WORSE_MARGIN}: both pools sit at the limit, where the true ratio is 1.00.
  *
  * <p>The detector's overhead: weft-pool's steady state run without and with the detector, in
