@@ -14,7 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The pool scenario's fast-query part (issue 24): {@code select 1} through a prepared statement,
@@ -25,11 +25,23 @@ import java.util.concurrent.atomic.AtomicLong;
  * That rate is the limit; the goal is weft-pool at least 1.0x HikariCP's queries/s, paired per
  * round. Variants {@code weft-pool-fast} and {@code hikaricp-fast}.
  *
- * <p>Rounds: the first {@code fullRounds} measure the database, weft-pool and HikariCP; later ones
- * (the goal needs at least 6 for the sign test's 95%, more while it is inconclusive and the
- * budget allows) only the two pools, since the limit is a median already. In a round each pool
- * runs twice for half its time, in the order A B B A (B A A B in the next), so that the pair
- * shares the round's machine.
+ * <p>Warm-up by time (decision 0820): slices of the database alone, weft-pool and HikariCP in
+ * turn, {@code warm} in all, so that the JIT has compiled all three paths before anything is
+ * measured (with 125 ms per path the rates still climbed for the first 3-4 rounds, 53k to 89k
+ * queries/s, while the compilers ran beside them on the same 2 cores).
+ *
+ * <p>Rounds: many short paired rounds rather than few long ones (decision 0820). A round runs each
+ * pool for two slices, in the order A B B A (B A A B in the next round), so that the pair shares
+ * the round's machine and a drift within it cancels; a slice's first {@code settle} is not
+ * measured (its threads starting, and the server processes of the connections it uses waking
+ * up: each pool, and the database alone, has its own 20), nor the queries still running at its
+ * end. The first
+ * {@code databaseRounds} rounds also measure the database alone for two slices. The goal needs at
+ * least {@code minRounds} rounds, more while it is inconclusive and the budget allows: a slice's
+ * rate on 2 cores shared with the database's 20 server processes moves by 10-20% from slice to
+ * slice whichever pool runs (the database alone too), so a round's ratio does as well, and 14
+ * rounds give the sign test's interval from the 3rd to the 12th ratio, where 6 rounds in the same
+ * time gave the lowest to the highest, decided by the one most disturbed round.
  */
 final class FastQueries {
 
@@ -42,8 +54,26 @@ final class FastQueries {
     /** Per round: the database's rate, and each pool's queries/s. */
     record Result(List<Double> database, Map<String, List<Double>> pools) {}
 
+    /**
+     * Measures the database alone and both pools.
+     *
+     * @param warm           the warm-up, in slices of the three in turn
+     * @param settle         the unmeasured start of each slice
+     * @param slice          one slice's measured time; a round is four slices (six with the database)
+     * @param databaseRounds how many of the first rounds also measure the database alone
+     * @param minRounds      the rounds the goal gets at least
+     * @param reserve        the time kept for the scenario's parts after this one
+     */
     static Result run(
-            ScenarioContext ctx, String url, int size, Duration perRun, int fullRounds, int minRounds, Duration reserve)
+            ScenarioContext ctx,
+            String url,
+            int size,
+            Duration warm,
+            Duration settle,
+            Duration slice,
+            int databaseRounds,
+            int minRounds,
+            Duration reserve)
             throws Exception {
         Map<String, Pools.ConnectionPool> open = new LinkedHashMap<>();
         Map<String, List<Double>> qps = new LinkedHashMap<>();
@@ -53,40 +83,44 @@ final class FastQueries {
             for (int i = 0; i < size; i++) {
                 direct.add(DriverManager.getConnection(url));
             }
-            direct(direct, perRun.dividedBy(4)); // warm, like the pools below
             for (String name : POOLS) {
-                Pools.ConnectionPool p = Pools.open(name, url, size);
-                open.put(name, p);
+                open.put(name, Pools.open(name, url, size));
                 qps.put(name, new ArrayList<>());
-                drive(p, BORROWERS, perRun.dividedBy(4)); // warm: connections opened, statements prepared
             }
-            Rounds rounds = ctx.rounds(Math.max(fullRounds, minRounds), Math.max(fullRounds, 2 * minRounds))
+            // Warm by time, the three in turn in short slices: connections opened, statements
+            // prepared, and each path compiled while the others' compilations run too.
+            Duration warmSlice = slice.compareTo(Duration.ofMillis(50)) < 0 ? slice : Duration.ofMillis(50);
+            long warmEnd = System.nanoTime() + warm.toNanos();
+            do {
+                direct(direct, Duration.ZERO, warmSlice);
+                for (String name : POOLS) {
+                    drive(open.get(name), BORROWERS, Duration.ZERO, warmSlice);
+                }
+            } while (System.nanoTime() < warmEnd);
+            Rounds rounds = ctx.rounds(minRounds, 2 * minRounds)
                     .reserve(reserve)
                     .watch(Goal.AT_LEAST, 1.0, qps.get("weft-pool"), qps.get("hikaricp"));
             while (rounds.another()) {
                 int r = rounds.count() - 1;
-                if (r < fullRounds) {
-                    database.add(direct(direct, perRun));
+                if (r < databaseRounds) {
+                    database.add((direct(direct, settle, slice) + direct(direct, settle, slice)) / 2);
                 }
-                // Each pool runs twice for half the time, A B B A (B A A B the next round): the two
-                // pools share the round's machine, its 20 server processes and their scheduling, half
-                // a round at a time, rather than one after the other (0.87x-1.49x per round before).
-                List<String> order = r % 2 == 0 ? POOLS : POOLS.reversed();
                 Map<String, Double> sum = new LinkedHashMap<>();
-                for (String name : List.of(order.get(0), order.get(1), order.get(1), order.get(0))) {
-                    sum.merge(name, drive(open.get(name), BORROWERS, perRun.dividedBy(2)), Double::sum);
+                for (String name : slices(r)) {
+                    sum.merge(name, drive(open.get(name), BORROWERS, settle, slice), Double::sum);
                 }
                 for (String name : POOLS) {
-                    double q = sum.get(name) / 2; // two slices of equal length: the mean rate
-                    qps.get(name).add(q);
-                    ctx.progress(String.format(
-                            Locale.ROOT,
-                            "fast queries, round %d, %s: %,.0f queries/s (database alone %,.0f)",
-                            r + 1,
-                            name,
-                            q,
-                            database.getLast()));
+                    qps.get(name).add(sum.get(name) / 2); // two slices of equal length: the mean rate
                 }
+                ctx.progress(String.format(
+                        Locale.ROOT,
+                        "fast queries, round %d: weft-pool %,.0f, hikaricp %,.0f queries/s, ratio %.3f"
+                                + " (database alone %,.0f)",
+                        r + 1,
+                        qps.get("weft-pool").getLast(),
+                        qps.get("hikaricp").getLast(),
+                        qps.get("weft-pool").getLast() / qps.get("hikaricp").getLast(),
+                        database.getLast()));
             }
         } finally {
             for (Pools.ConnectionPool p : open.values()) {
@@ -97,6 +131,17 @@ final class FastQueries {
             }
         }
         return new Result(database, qps);
+    }
+
+    /**
+     * The pools' slices in round {@code r} (from 0): A B B A, then B A A B in the next round.
+     * Each pool's two slices sit at the same mean position in the round, so that a drift of the
+     * machine's speed across the round (linear in time) slows both pools alike, and which pool
+     * opens a round alternates.
+     */
+    static List<String> slices(int r) {
+        List<String> order = r % 2 == 0 ? POOLS : POOLS.reversed();
+        return List.of(order.get(0), order.get(1), order.get(1), order.get(0));
     }
 
     /** Reports the variants and the goal. */
@@ -129,9 +174,12 @@ final class FastQueries {
                 .add();
     }
 
-    /** Queries per second of {@code threads} virtual threads looping through {@code pool} for {@code d}. */
-    static double drive(Pools.ConnectionPool pool, int threads, Duration d) throws Exception {
-        return loop(threads, d, i -> {
+    /**
+     * Queries per second of {@code threads} virtual threads looping through {@code pool}: they
+     * run for {@code settle} unmeasured, then the queries that complete in the next {@code measure} count.
+     */
+    static double drive(Pools.ConnectionPool pool, int threads, Duration settle, Duration measure) throws Exception {
+        return loop(threads, settle, measure, i -> {
             Connection c = pool.borrow();
             try {
                 query(c);
@@ -141,9 +189,9 @@ final class FastQueries {
         });
     }
 
-    /** The database's own rate: the connections {@code cs}, each held by one virtual thread, no pool. */
-    static double direct(List<Connection> cs, Duration d) throws Exception {
-        return loop(cs.size(), d, i -> query(cs.get(i)));
+    /** The database's own rate: the connections {@code cs}, each held by one virtual thread, no pool; as {@link #drive}. */
+    static double direct(List<Connection> cs, Duration settle, Duration measure) throws Exception {
+        return loop(cs.size(), settle, measure, i -> query(cs.get(i)));
     }
 
     private static void query(Connection c) throws Exception {
@@ -157,12 +205,18 @@ final class FastQueries {
         void run(int thread) throws Exception;
     }
 
-    /** Runs {@code step} in a loop on {@code threads} virtual threads for {@code d}; steps per second. */
-    private static double loop(int threads, Duration d, Step step) throws Exception {
-        AtomicLong done = new AtomicLong();
+    /**
+     * Runs {@code step} in a loop on {@code threads} virtual threads for {@code settle} plus
+     * {@code measure}; the steps per second that completed within {@code measure}. The settle
+     * leaves out the slice's start (the threads starting, the other pool's 20 server processes
+     * going to sleep and this one's waking up) and the steps still running at the end are not
+     * counted, so that a slice's figure is the steady rate alone (decision 0820).
+     */
+    private static double loop(int threads, Duration settle, Duration measure, Step step) throws Exception {
+        LongAdder done = new LongAdder();
         List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-        long start = System.nanoTime();
-        long end = start + d.toNanos();
+        long from = System.nanoTime() + settle.toNanos();
+        long end = from + measure.toNanos();
         List<Thread> ts = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
             int n = i;
@@ -170,7 +224,10 @@ final class FastQueries {
                 try {
                     while (System.nanoTime() < end) {
                         step.run(n);
-                        done.incrementAndGet();
+                        long at = System.nanoTime();
+                        if (at >= from && at <= end) {
+                            done.increment();
+                        }
                     }
                 } catch (Throwable t) {
                     failures.add(t);
@@ -185,6 +242,6 @@ final class FastQueries {
                     failures.size() + " fast-query loops failed; the first: " + failures.getFirst(),
                     failures.getFirst());
         }
-        return done.get() / ((System.nanoTime() - start) / 1e9);
+        return done.sum() / (measure.toNanos() / 1e9);
     }
 }

@@ -55,15 +55,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * and the client CPU spent by then. The article's pools open their 20 connections up front, one
  * after another, as their constructors take a ready list.
  *
- * <p>Rounds (decision 0808): the steady part runs every pool in its full rounds (quick: 2), then
- * rounds of weft-pool and HikariCP alone, in alternating order, until its goals have at least 6
- * paired rounds (the sign test's 95%) and, while one is inconclusive, more within the scenario's
- * budget ({@link ScenarioContext#rounds}), keeping time for the parts after it. weft-pool's
- * queries/s and p99 borrow wait are judged "no worse than HikariCP's" within
+ * <p>Rounds (decisions 0808, 0820): the steady part runs every pool in its full rounds (quick: 1,
+ * HikariCP and weft-pool last, one after the other), then rounds of weft-pool and HikariCP alone,
+ * in alternating order, until its goals have at least 9 paired rounds in quick mode (the fewest
+ * whose 95% interval leaves out the lowest and the highest) and, while one is inconclusive, more
+ * within the scenario's budget ({@link ScenarioContext#rounds}), keeping time for the parts after
+ * it. weft-pool's queries/s and p99 borrow wait are judged "no worse than HikariCP's" within
  * {@link #NO_WORSE_MARGIN}: both pools sit at the limit, where the true ratio is 1.00.
  *
  * <p>The detector's overhead: weft-pool's steady state run without and with the detector, in
- * pairs whose order alternates (at least 6); the median paired ratio of queries/s.
+ * pairs whose order alternates (off-on, on-off, ...; at least 6), the detector started once
+ * for the two neighbouring runs with it and stopped after them (decision 0820); the median paired
+ * ratio of queries/s.
  *
  * <p>Fast queries ({@link FastQueries}): {@code select 1} through a prepared statement, weft-pool
  * against HikariCP, the database's own rate for that query as the limit.
@@ -83,6 +86,14 @@ public final class PoolScenario implements Scenario {
     static final int BOUND_FACTOR = 8;
 
     static final Duration MIN_BOUND = Duration.ofSeconds(15);
+
+    /**
+     * The order the pools run in a full round: {@link Pools#NAMES} with the two the goals pair,
+     * HikariCP and weft-pool, last and one after the other, so that their pair shares the
+     * machine as in the rounds after (decision 0820). The report keeps {@link Pools#NAMES}' order.
+     */
+    static final List<String> FULL_ROUND_ORDER =
+            List.of("synchronized-pool", "semaphore-pool", "yield-spin-pool", "agroal", "hikaricp", "weft-pool");
     /** How long the borrowers of a frozen variant get to end once interrupted. */
     static final Duration RECOVERY = Duration.ofSeconds(10);
     /**
@@ -191,7 +202,8 @@ public final class PoolScenario implements Scenario {
         Class.forName(SlowDriver.class.getName());
         dumps = ctx.workDir();
         int threads = ctx.size(100, 2_000, 10_000);
-        int rounds = ctx.size(1, 2, 3);
+        // quick: one round of every pool, then rounds of the two the goals compare (decision 0820)
+        int rounds = ctx.size(1, 1, 3);
         double limit = SIZE / SERVICE_S;
         int jdk = Runtime.version().feature();
         ctx.limitNote(String.format(
@@ -215,16 +227,17 @@ public final class PoolScenario implements Scenario {
                 EventRecording jfr = pinStream(pins, gcPauses)) {
             ctx.progress(String.format(
                     Locale.ROOT, "PostgreSQL started: %s (%.1f s)", pg.url, (System.nanoTime() - t0) / 1e9));
-            // The steady goals get at least 6 paired rounds (the sign test's 95%): the full rounds of
-            // every pool, then rounds of weft-pool and HikariCP alone, more while a goal is
-            // inconclusive and the budget allows, keeping time for the parts after it.
+            // The steady goals get at least 9 paired rounds in quick mode (the fewest whose 95% interval
+            // leaves out the lowest and the highest round, decision 0820): the full round of every
+            // pool, then rounds of weft-pool and HikariCP alone, more while a goal is inconclusive and
+            // the budget allows, keeping time for the parts after it.
             Steady steady = steady(
                     ctx,
                     pg.url,
                     SIZE,
                     threads,
                     rounds,
-                    ctx.size(1, 6, 8),
+                    ctx.size(1, 9, 8),
                     ctx.size(1, 12, 16),
                     Duration.ofSeconds(ctx.size(0, 20, 60)));
             long steadyEnd = System.nanoTime();
@@ -234,14 +247,18 @@ public final class PoolScenario implements Scenario {
             List<double[]> overhead = List.of();
             FastQueries.Result fast = null;
             if (steady.unrecovered() == null) {
-                // quick: 2 rounds of 3 x 0.5 s (database, weft-pool, HikariCP) after 3 x 20 connections opened: ~5 s
+                // quick: 1.5 s of warm-up, then at least 14 rounds of 4 slices of 20 + 55 ms (the
+                // first 3 with the database alone for 2 more) after 3 x 20 connections opened: ~6.8 s
+                // (decision 0820)
                 fast = FastQueries.run(
                         ctx,
                         pg.url,
                         SIZE,
-                        Duration.ofMillis(ctx.size(200, 500, 2_000)),
-                        ctx.size(1, 2, 3),
-                        ctx.size(1, 6, 8),
+                        Duration.ofMillis(ctx.size(100, 1_500, 4_000)),
+                        Duration.ofMillis(ctx.size(10, 20, 100)),
+                        Duration.ofMillis(ctx.size(40, 55, 400)),
+                        ctx.size(1, 3, 6),
+                        ctx.size(1, 14, 16),
                         Duration.ofSeconds(ctx.size(0, 11, 40)));
                 if (ctx.mode() == dev.weft.lab.Mode.FULL) {
                     second = steady(ctx, pg.url, 50, threads, 1, 1, 1, Duration.ZERO);
@@ -333,7 +350,7 @@ public final class PoolScenario implements Scenario {
                 // Warm: every connection opened and used, and the pool's own paths through the JIT's
                 // first compilations: with 80 borrowers (4 per connection) each pool's first round ran
                 // cold (twice the CPU of its later rounds, its queries/s 1-2% lower: decision 0811).
-                Run warm = drive(b, Math.max(size * 4, threads / 4), 0);
+                Run warm = drive(b, Math.max(size * 4, threads / 4));
                 if (warm.isFrozen()) {
                     runs.get(name).add(warm);
                     progressFrozen(ctx, "warm-up", warm);
@@ -354,9 +371,10 @@ public final class PoolScenario implements Scenario {
                     .watch(Goal.AT_MOST, 1 + NO_WORSE_MARGIN, () -> paired(runs, r -> r.waitMs(0.99)));
             while (rounds.another()) {
                 int r = rounds.count() - 1;
-                // Past the full rounds only the two pools the goals compare run, in alternating order.
+                // Past the full rounds only the two pools the goals compare run, in alternating order;
+                // in a full round they run one after the other too, last (decision 0820).
                 List<String> names = r < fullRounds
-                        ? Pools.NAMES
+                        ? FULL_ROUND_ORDER
                         : r % 2 == 0 ? List.of("hikaricp", "weft-pool") : List.of("weft-pool", "hikaricp");
                 if (r >= fullRounds
                         && names.stream()
@@ -372,7 +390,7 @@ public final class PoolScenario implements Scenario {
                     }
                     Run run;
                     try {
-                        run = drive(pools.get(name), threads, 0);
+                        run = drive(pools.get(name), threads);
                     } catch (Freeze.Unrecovered u) {
                         ctx.progress("FROZEN for good: " + u.getMessage());
                         List<String> notRun = new ArrayList<>();
@@ -536,13 +554,20 @@ public final class PoolScenario implements Scenario {
     /**
      * Pairs of weft-pool runs without and with the detector, in alternating order, at least
      * {@code minPairs} and more while the goal is inconclusive and the budget allows, up to {@code maxPairs}.
+     *
+     * <p>The order off-on, on-off, off-on, ... puts the runs with the detector side by side in
+     * twos: it is started once before the first of the two (300 ms ahead, so that its one-time
+     * start, a JFR recording, falls in no run) and stopped after the second (decision 0820). Its
+     * running cost falls in the runs; its start and stop do not, and a pair waits for one start
+     * every two pairs instead of one per pair.
      */
     private List<double[]> overhead(ScenarioContext ctx, String url, int threads, int minPairs, int maxPairs)
             throws Exception {
         List<double[]> out = new ArrayList<>();
+        StarvationDetector det = null;
         try (Pools.ConnectionPool pool = Pools.open("weft-pool", url, SIZE)) {
             Bounded b = new Bounded("weft-pool", pool, SIZE, Duration.ZERO);
-            drive(b, SIZE * 4, 0);
+            drive(b, SIZE * 4);
             Rounds pairs = ctx.rounds(minPairs, maxPairs)
                     .reserve(Duration.ofSeconds(2))
                     .watch(
@@ -552,10 +577,21 @@ public final class PoolScenario implements Scenario {
             while (pairs.another()) {
                 int i = pairs.count() - 1;
                 boolean offFirst = i % 2 == 0;
-                Run first = drive(b, threads, offFirst ? 0 : 1);
-                Run second = drive(b, threads, offFirst ? 1 : 0);
-                Run off = offFirst ? first : second;
-                Run on = offFirst ? second : first;
+                Run off;
+                Run on;
+                if (offFirst) {
+                    off = drive(b, threads);
+                    det = startDetector();
+                    on = drive(b, threads);
+                } else {
+                    if (det == null) {
+                        det = startDetector();
+                    }
+                    on = drive(b, threads);
+                    det.stop();
+                    det = null;
+                    off = drive(b, threads);
+                }
                 if (off.isFrozen() || on.isFrozen()) {
                     ctx.progress("detector overhead: weft-pool froze; pair " + (i + 1) + " not counted");
                     continue;
@@ -570,22 +606,29 @@ public final class PoolScenario implements Scenario {
                         off.cpuSeconds(),
                         on.cpuSeconds()));
             }
+        } finally {
+            if (det != null) {
+                det.stop();
+            }
         }
         return out;
     }
 
+    /** A StarvationDetector at the scenario's threshold, started 300 ms ago so that its one-time start falls in no run. */
+    private static StarvationDetector startDetector() throws InterruptedException {
+        StarvationDetector det =
+                StarvationDetector.builder().threshold(STARVATION_THRESHOLD).start();
+        Thread.sleep(300);
+        return det;
+    }
+
     /**
-     * A steady-state run of one query per virtual thread; with {@code detector == 1} a
-     * StarvationDetector watches it, started 300 ms before the run so that its one-time start (a
-     * JFR recording) is not counted.
+     * A steady-state run of one query per virtual thread. A detector the caller started (the
+     * overhead's runs with it) watches it unseen here; the steady rounds' one detector counts
+     * its episodes to the run they fall in by time.
      */
-    private Run drive(Bounded pool, int threads, int detector) throws Exception {
-        StarvationDetector det = null;
-        if (detector == 1) {
-            det = StarvationDetector.builder().threshold(STARVATION_THRESHOLD).start();
-            Thread.sleep(300);
-        }
-        return drive(pool, threads, 1, det, -1, cpuSeconds(), System.nanoTime());
+    private Run drive(Bounded pool, int threads) throws Exception {
+        return drive(pool, threads, 1, null, -1, cpuSeconds(), System.nanoTime());
     }
 
     /**
