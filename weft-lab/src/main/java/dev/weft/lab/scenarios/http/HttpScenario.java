@@ -452,8 +452,8 @@ public final class HttpScenario implements Scenario {
                     Long.toString(serverB.process.pid()),
                     a.path(),
                     Integer.toString(ws ? sockets(a) : a.connections()),
-                    Long.toString(cut.warmupMs())));
-            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * cut.warmupMs() + HANG_GUARD_MS));
+                    Long.toString(warmupMs)));
+            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * warmupMs + HANG_GUARD_MS));
             try {
                 // The candidate cores' pairs come last; their minimum rounds stay out of the extra ones.
                 long referencesAfter = specs(ctx.mode()).stream()
@@ -461,8 +461,7 @@ public final class HttpScenario implements Scenario {
                         .filter(s -> REFERENCE_CORES.indexOf(s.name()) > REFERENCE_CORES.indexOf(a.name()))
                         .count();
                 Duration references = Duration.ofMillis(referencesAfter
-                        * (2 * cut(spec(HELIDON_NOSLEEP)).warmupMs()
-                                + rounds * cut(spec(HELIDON_NOSLEEP)).roundMs(sliceMs)));
+                        * (2 * warmupMs + rounds * cut(spec(HELIDON_NOSLEEP)).roundMs(sliceMs)));
                 Rounds loop =
                         ctx.rounds(rounds, 2 * rounds).reserve(reserveAfter(a).plus(references));
                 for (Watch w : watches) {
@@ -517,7 +516,7 @@ public final class HttpScenario implements Scenario {
          * parts, a b b a ..., and {@code settleMs} of unmeasured load before each stretch of one
          * side's parts.
          */
-        record Cut(int parts, long settleMs, long warmupMs) {
+        record Cut(int parts, long settleMs) {
             /** A round's length: its parts run in parts + 1 stretches, each after its settle. */
             long roundMs(long sliceMs) {
                 return (parts + 1) * settleMs + 2 * sliceMs;
@@ -528,17 +527,15 @@ public final class HttpScenario implements Scenario {
          * Without the sleep a round trip takes about a millisecond, so 20 ms settles the loops and
          * each slice goes in 4 parts (a b b a a b b a), which cancels the machine's drift within the
          * round. With the 50 ms handler at 1,000 connections a stretch costs two of its round trips
-         * to settle (100 ms) and one to drain, so the slices stay whole (a b, decision 0815) and the
-         * pair's warm-up is 1.5x the scenario's (750 ms a side in quick mode): weft-ring's first round
-         * was still compiling after 500 ms (twice its later CPU per request). The WebSocket pair is
-         * left as decision 0815 set it.
+         * to settle (100 ms) and one to drain, so the slices stay whole (a b, decision 0815), as do
+         * the WebSocket pair's.
          */
         Cut cut(Spec a) {
             long slow = ctx.mode() == Mode.SMOKE ? 50 : 100;
             if (a.load() == Load.WS) {
-                return new Cut(1, slow, warmupMs);
+                return new Cut(1, slow);
             }
-            return a.sleeps() ? new Cut(1, slow, warmupMs * 3 / 2) : new Cut(4, 20, warmupMs);
+            return a.sleeps() ? new Cut(1, slow) : new Cut(4, 20);
         }
 
         /** One side of a pair: its rounds, its server's scheduler report, memory and extras. */
