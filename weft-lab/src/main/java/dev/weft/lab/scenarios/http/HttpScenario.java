@@ -43,7 +43,8 @@ import java.util.Optional;
  *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
  * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds), at
- * least 6 paired rounds of 400 ms slices, no fixed pools (it fits 40 s on 2 cores, JVM starts included);
+ * least 6 paired rounds of 400 ms slices (without the sleep, each slice in 4 parts interleaved with the
+ * other side's, decision 0825), no fixed pools (it fits 40 s on 2 cores, JVM starts included);
  * full 2 s of warm-up and 10 s measured, at least 8 paired rounds of 3 s slices, and the fixed pools
  * of 50 and 4 threads (the article's wrk run). Paired rounds always use the built-in generator.
  */
@@ -423,8 +424,8 @@ public final class HttpScenario implements Scenario {
         /**
          * A pair in paired rounds of alternating slices (decision 0815): the load JVM opens the
          * connections (or WebSockets) to both servers once and warms each up alone; each round
-         * then measures a slice of {@code sliceMs} of each, the order alternating, while the
-         * other's connections stay open and quiet. At least {@code rounds} rounds, up to twice as
+         * then measures a slice of {@code sliceMs} of each, the order alternating, in the parts
+         * {@link #cut} gives (decision 0825), while the other's connections stay open and quiet. At least {@code rounds} rounds, up to twice as
          * many while a watched goal is inconclusive and the budget keeps what the scenario still
          * has to run after them (decision 0804).
          */
@@ -432,10 +433,11 @@ public final class HttpScenario implements Scenario {
                 Spec a, Helper serverA, Spec b, Helper serverB, int rounds, long sliceMs, List<Watch> watches)
                 throws IOException, InterruptedException {
             boolean ws = a.load() == Load.WS;
-            // The loops running again before a slice: a few round trips (two of the handler's 50 ms).
-            long settleMs = ctx.mode() == Mode.SMOKE ? 50 : 100;
+            Cut cut = cut(a);
+            long settleMs = cut.settleMs();
             ctx.progress(a.name() + " and " + b.name() + ": " + describe(a) + ", " + rounds + "+ paired rounds of "
-                    + sliceMs + " ms slices (after " + settleMs + " ms to settle)");
+                    + sliceMs + " ms slices, each in " + cut.parts() + " interleaved part(s) (after " + settleMs
+                    + " ms to settle)");
             serverA.command("reset");
             serverB.command("reset");
             List<LoadResult> ra = new ArrayList<>();
@@ -458,17 +460,18 @@ public final class HttpScenario implements Scenario {
                         .filter(s -> REFERENCE_CORES.contains(s.name()))
                         .filter(s -> REFERENCE_CORES.indexOf(s.name()) > REFERENCE_CORES.indexOf(a.name()))
                         .count();
-                Duration references =
-                        Duration.ofMillis(referencesAfter * (2 * warmupMs + rounds * 2L * (settleMs + sliceMs)));
+                Duration references = Duration.ofMillis(referencesAfter
+                        * (2 * warmupMs + rounds * cut(spec(HELIDON_NOSLEEP)).roundMs(sliceMs)));
                 Rounds loop =
                         ctx.rounds(rounds, 2 * rounds).reserve(reserveAfter(a).plus(references));
                 for (Watch w : watches) {
                     loop.watch(w.direction(), w.target(), () -> ratios(ra, rb, w.figure()));
                 }
                 for (int i = 0; loop.another(); i++) {
-                    load.command("pair-round " + (i % 2 == 0 ? "a" : "b") + " " + settleMs + " " + sliceMs);
+                    load.command("pair-round " + (i % 2 == 0 ? "a" : "b") + " " + settleMs + " " + sliceMs + " "
+                            + cut.parts());
                     PairedLoad.RoundResult r = Json.parse(
-                            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * (settleMs + sliceMs) + HANG_GUARD_MS)),
+                            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(cut.roundMs(sliceMs) + HANG_GUARD_MS)),
                             PairedLoad.RoundResult.class);
                     if (r.a().requests() == 0 || r.b().requests() == 0) {
                         // Seen once at load average 15: neither the server nor the load JVM got a
@@ -506,6 +509,33 @@ public final class HttpScenario implements Scenario {
             m.put(a.name(), side(ws, serverA, ra));
             m.put(b.name(), side(ws, serverB, rb));
             return m;
+        }
+
+        /**
+         * How a pair's rounds are cut (decision 0825): each side's slice in {@code parts} interleaved
+         * parts, a b b a ..., and {@code settleMs} of unmeasured load before each stretch of one
+         * side's parts.
+         */
+        record Cut(int parts, long settleMs) {
+            /** A round's length: its parts run in parts + 1 stretches, each after its settle. */
+            long roundMs(long sliceMs) {
+                return (parts + 1) * settleMs + 2 * sliceMs;
+            }
+        }
+
+        /**
+         * Without the sleep a round trip takes about a millisecond, so 20 ms settles the loops and
+         * each slice goes in 4 parts (a b b a a b b a), which cancels the machine's drift within the
+         * round. With the 50 ms handler at 1,000 connections a stretch costs two of its round trips
+         * to settle (100 ms) and one to drain, so the slices stay whole (a b, decision 0815), as do
+         * the WebSocket pair's.
+         */
+        Cut cut(Spec a) {
+            long slow = ctx.mode() == Mode.SMOKE ? 50 : 100;
+            if (a.load() == Load.WS) {
+                return new Cut(1, slow);
+            }
+            return a.sleeps() ? new Cut(1, slow) : new Cut(4, 20);
         }
 
         /** One side of a pair: its rounds, its server's scheduler report, memory and extras. */

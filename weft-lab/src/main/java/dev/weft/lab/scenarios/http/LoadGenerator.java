@@ -89,7 +89,7 @@ final class LoadGenerator {
     LoadResult run() throws Exception {
         start();
         Thread.sleep(plan.warmupMs());
-        return measure(plan.durationMs(), true);
+        return measure(plan.durationMs(), true, true);
     }
 
     /**
@@ -116,8 +116,8 @@ final class LoadGenerator {
             }
 
             @Override
-            public LoadResult measureThenPause(long durationMs) throws InterruptedException {
-                return g.measure(durationMs, false);
+            public LoadResult measureThenPause(long durationMs, boolean fresh) throws InterruptedException {
+                return g.measure(durationMs, false, fresh);
             }
 
             @Override
@@ -161,20 +161,29 @@ final class LoadGenerator {
         }
     }
 
+    /** The windows measured since the last fresh one (a paired slice in parts), or null. */
+    private Window.Measured sofar;
+
     /**
      * One measured window of the running loops; then the run ends ({@code last}: the threads
      * close their connections, counting requests still unanswered after 2 s as timeouts) or the
-     * loops pause; the figures are read after either, when no thread writes them any more.
+     * loops pause; the figures are read after either, when no thread writes them any more. Unless
+     * {@code fresh}, the window adds to the figures of the windows since the last fresh one, and
+     * the result is theirs together (a slice measured in parts, decision 0825).
      */
-    private LoadResult measure(long durationMs, boolean last) throws InterruptedException {
-        for (Worker w : workers) {
-            w.reset(); // its thread writes them only while measuring, which starts below
+    private LoadResult measure(long durationMs, boolean last, boolean fresh) throws InterruptedException {
+        if (fresh || sofar == null) {
+            for (Worker w : workers) {
+                w.reset(); // its thread writes them only while measuring, which starts below
+            }
+            sofar = null;
         }
         Window window = Window.open(plan.serverPid());
         phase = PHASE_MEASURE;
         Thread.sleep(durationMs);
         phase = last ? PHASE_DONE : PHASE_WARMUP;
-        Window.Measured measured = window.close();
+        Window.Measured measured = window.close().after(sofar);
+        sofar = measured;
         if (last) {
             for (Worker w : workers) {
                 w.selector.wakeup();
@@ -189,9 +198,9 @@ final class LoadGenerator {
                 .withWindow(measured.startEpochMs(), measured.endEpochMs());
     }
 
-    /** The CPU time of process {@code pid} so far, if the OS tells. */
+    /** The CPU time of process {@code pid} so far, to the nanosecond where Linux tells ({@link ThreadCpu}). */
     static Optional<Duration> cpu(long pid) {
-        return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration());
+        return ThreadCpu.of(pid);
     }
 
     /**
@@ -210,7 +219,7 @@ final class LoadGenerator {
             return new Window(
                     serverPid,
                     cpu(serverPid),
-                    ProcessHandle.current().info().totalCpuDuration(),
+                    cpu(ProcessHandle.current().pid()),
                     System.nanoTime(),
                     System.currentTimeMillis());
         }
@@ -221,13 +230,33 @@ final class LoadGenerator {
             return new Measured(
                     (end - startNanos) / 1e9,
                     seconds(serverCpu, cpu(serverPid)),
-                    seconds(clientCpu, ProcessHandle.current().info().totalCpuDuration()),
+                    seconds(clientCpu, cpu(ProcessHandle.current().pid())),
                     startEpochMs,
                     System.currentTimeMillis());
         }
 
         /** What a window measured, and its wall-clock bounds (epoch milliseconds). */
-        record Measured(double seconds, Double serverCpu, Double clientCpu, long startEpochMs, long endEpochMs) {}
+        record Measured(double seconds, Double serverCpu, Double clientCpu, long startEpochMs, long endEpochMs) {
+
+            /**
+             * This window added to {@code earlier} (windows of the same slice measured in parts;
+             * null: none): seconds and CPU summed, from the earlier's start to this one's end.
+             */
+            Measured after(Measured earlier) {
+                return earlier == null
+                        ? this
+                        : new Measured(
+                                earlier.seconds + seconds,
+                                sum(earlier.serverCpu, serverCpu),
+                                sum(earlier.clientCpu, clientCpu),
+                                earlier.startEpochMs,
+                                endEpochMs);
+            }
+
+            private static Double sum(Double a, Double b) {
+                return a == null || b == null ? null : a + b;
+            }
+        }
     }
 
     /** Seconds between two CPU readings, or null when either is missing. */

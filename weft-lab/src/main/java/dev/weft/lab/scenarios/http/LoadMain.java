@@ -11,7 +11,7 @@ import dev.weft.lab.report.Json;
  * between jobs: {@code pair-open <http|ws> <port-a> <pid-a> <port-b> <pid-b> <path> <connections>
  * <warmup-ms>} opens both sets (HTTP/1.1 keep-alive connections on 2 selector threads each, or
  * WebSockets) and warms each up alone (answer {@code pair {}}); each
- * {@code pair-round <a|b> <settle-ms> <slice-ms>} measures one round, the server named first first
+ * {@code pair-round <a|b> <settle-ms> <slice-ms> <parts>} measures one round in parts interleaved a b b a ..., the server named first first
  * (answer {@code pair {"a": .., "b": ..}}); {@code pair-close} closes them (answer {@code pair {}}).
  * Every job is bounded in time, so the JVM never outlives the
  * scenario that feeds it; the lab also ends it by PID.
@@ -81,12 +81,14 @@ public final class LoadMain {
                 return pair;
             }
             case "pair-round" -> {
-                if (f.length != 4 || pair == null || !f[1].matches("a|b")) {
+                if (f.length != 5 || pair == null || !f[1].matches("a|b")) {
                     throw new IllegalArgumentException(
-                            "pair-round <a|b> <settle-ms> <slice-ms>, after pair-open; got " + line);
+                            "pair-round <a|b> <settle-ms> <slice-ms> <parts>, after pair-open; got " + line);
                 }
                 ChildJvm.tell(
-                        PAIR, Json.line(pair.round(f[1].equals("a"), Long.parseLong(f[2]), Long.parseLong(f[3]))));
+                        PAIR,
+                        Json.line(pair.round(
+                                f[1].equals("a"), Long.parseLong(f[2]), Long.parseLong(f[3]), Integer.parseInt(f[4]))));
                 return pair;
             }
             case "pair-close" -> {

@@ -1,12 +1,13 @@
 package dev.weft.lab.scenarios.http;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Two servers measured in paired rounds by one load JVM (decision 0815): the load's connections (or
  * WebSockets) to both stay open for the whole pair; {@link #open} warms each up alone; each
- * {@link #round} measures a slice of each, one after the other, the order given, while the other's
- * connections stay open and quiet. A round's two slices are a fraction of a second apart and no
+ * {@link #round} measures a slice of each, in parts interleaved a b b a ... (decision 0825), while the
+ * other's connections stay open and quiet. A round's parts are a fraction of a second apart and no
  * round pays for opening its connections, so drift on a shared machine hits both alike.
  */
 final class PairedLoad implements AutoCloseable {
@@ -21,9 +22,11 @@ final class PairedLoad implements AutoCloseable {
 
         /**
          * Measures one window of {@code durationMs} of the running loops, then pauses them (the
-         * figures are read once nothing is in flight).
+         * figures are read once nothing is in flight). Unless {@code fresh}, the window adds to
+         * those measured since the last fresh one, and the result is theirs together: one slice
+         * measured in parts (decision 0825).
          */
-        LoadResult measureThenPause(long durationMs) throws InterruptedException;
+        LoadResult measureThenPause(long durationMs, boolean fresh) throws InterruptedException;
 
         /** Closes the connections. */
         void close();
@@ -52,21 +55,44 @@ final class PairedLoad implements AutoCloseable {
     }
 
     /**
-     * One round: a slice of {@code sliceMs} of each server, {@code a}'s first or not, each after
-     * {@code settleMs} of its loops running unmeasured.
+     * One round: a slice of {@code sliceMs} of each server, measured in {@code parts} equal parts
+     * interleaved a b b a a b b a ... ({@code aFirst}; b a a b ... otherwise), so that whatever
+     * changes on the machine within the round weighs on both alike, a steady drift cancelling
+     * (decision 0825); one part each (a b) is the slice of decision 0815. Consecutive parts of one
+     * server run as one stretch; each stretch after {@code settleMs} of its loops running unmeasured.
+     * Each side's result is its parts together: their requests, seconds, CPU and latencies, its
+     * window from its first part's start to its last part's end.
      */
-    RoundResult round(boolean aFirst, long settleMs, long sliceMs) throws InterruptedException {
+    RoundResult round(boolean aFirst, long settleMs, long sliceMs, int parts) throws InterruptedException {
+        if (parts < 1 || sliceMs < parts) {
+            throw new IllegalArgumentException(
+                    "a round needs at least one part of at least 1 ms; got " + parts + " parts of " + sliceMs + " ms");
+        }
+        List<Alternating> order = new ArrayList<>();
+        for (int p = 0; p < parts; p++) {
+            boolean aHere = (p % 2 == 0) == aFirst;
+            order.add(aHere ? a : b);
+            order.add(aHere ? b : a);
+        }
+        long partMs = sliceMs / parts;
         LoadResult ra = null;
         LoadResult rb = null;
-        for (Alternating s : aFirst ? List.of(a, b) : List.of(b, a)) {
+        for (int i = 0; i < order.size(); ) {
+            Alternating s = order.get(i);
+            int run = 1;
+            while (i + run < order.size() && order.get(i + run) == s) {
+                run++;
+            }
+            boolean fresh = s == a ? ra == null : rb == null;
             s.resume();
             Thread.sleep(settleMs);
-            LoadResult r = s.measureThenPause(sliceMs);
+            LoadResult r = s.measureThenPause(run * partMs, fresh);
             if (s == a) {
                 ra = r;
             } else {
                 rb = r;
             }
+            i += run;
         }
         return new RoundResult(ra, rb);
     }

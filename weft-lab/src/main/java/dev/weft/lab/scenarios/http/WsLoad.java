@@ -77,8 +77,8 @@ final class WsLoad {
             }
 
             @Override
-            public LoadResult measureThenPause(long durationMs) throws InterruptedException {
-                return s.measure(durationMs);
+            public LoadResult measureThenPause(long durationMs, boolean fresh) throws InterruptedException {
+                return s.measure(durationMs, fresh);
             }
 
             @Override
@@ -152,19 +152,33 @@ final class WsLoad {
             }
         }
 
-        /** Measures one window of {@code durationMs} of the running loops, then pauses them. */
-        LoadResult measure(long durationMs) throws InterruptedException {
-            for (Echo e : echos) {
-                e.clear();
+        /** The windows measured since the last fresh one (a slice in parts), or null. */
+        private LoadGenerator.Window.Measured sofar;
+
+        private long wrongBefore;
+        private long closedBefore;
+
+        /**
+         * Measures one window of {@code durationMs} of the running loops, then pauses them; unless
+         * {@code fresh}, the figures are those of the windows since the last fresh one together
+         * (a slice measured in parts, decision 0825).
+         */
+        LoadResult measure(long durationMs, boolean fresh) throws InterruptedException {
+            if (fresh || sofar == null) {
+                for (Echo e : echos) {
+                    e.clear();
+                }
+                echoes.set(0);
+                wrongBefore = wrong.get();
+                closedBefore = closedEarly.get();
+                sofar = null;
             }
-            echoes.set(0);
-            long wrongBefore = wrong.get();
-            long closedBefore = closedEarly.get();
             LoadGenerator.Window window = LoadGenerator.Window.open(plan.serverPid());
             measuring = true;
             Thread.sleep(durationMs);
             measuring = false;
-            LoadGenerator.Window.Measured measured = window.close();
+            LoadGenerator.Window.Measured measured = window.close().after(sofar);
+            sofar = measured;
             pause(); // every echo back: the figures below are complete
             long[] rtts = echos.stream().flatMapToLong(Echo::rtts).sorted().toArray();
             double seconds = measured.seconds();

@@ -2,9 +2,12 @@ package dev.weft.lab.scenarios.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.NetworkConnector;
@@ -53,17 +56,22 @@ class PairedLoadTest {
         return ProcessHandle.current().pid();
     }
 
+    /** A pair of 4 connections to each server, each side warmed up alone for {@code warmupMs}. */
+    private static PairedLoad http(Counting a, Counting b, long warmupMs) throws Exception {
+        return PairedLoad.open(
+                LoadGenerator.openPaused(new LoadGenerator.Plan(a.port(), "/x", 4, 0, 1, pid(), 2)),
+                LoadGenerator.openPaused(new LoadGenerator.Plan(b.port(), "/x", 4, 0, 1, pid(), 2)),
+                warmupMs);
+    }
+
     @Test
     void measuresBothSidesOfEachRoundAndKeepsAPausedSideQuiet() throws Exception {
         Counting a = Counting.start();
         Counting b = Counting.start();
-        try (PairedLoad pair = PairedLoad.open(
-                LoadGenerator.openPaused(new LoadGenerator.Plan(a.port(), "/x", 4, 0, 1, pid(), 2)),
-                LoadGenerator.openPaused(new LoadGenerator.Plan(b.port(), "/x", 4, 0, 1, pid(), 2)),
-                200)) {
+        try (PairedLoad pair = http(a, b, 200)) {
             assertTrue(a.requests().get() > 0 && b.requests().get() > 0, "each side warmed up alone");
             for (boolean aFirst : new boolean[] {true, false}) {
-                PairedLoad.RoundResult r = pair.round(aFirst, 50, 500);
+                PairedLoad.RoundResult r = pair.round(aFirst, 50, 500, 1);
                 for (LoadResult side : new LoadResult[] {r.a(), r.b()}) {
                     assertTrue(side.requests() > 0, "a slice completes requests: " + side);
                     assertEquals(0, side.errors(), "no errors: " + side);
@@ -88,6 +96,76 @@ class PairedLoadTest {
     }
 
     @Test
+    void aSliceInPartsAddsItsPartsUpAndInterleavesTheSides() throws Exception {
+        Counting a = Counting.start();
+        Counting b = Counting.start();
+        try (PairedLoad pair = http(a, b, 100)) {
+            long ca = a.requests().get();
+            long cb = b.requests().get();
+            // a b b a a b b a: a's parts come first and last, b's in between.
+            PairedLoad.RoundResult r = pair.round(true, 10, 400, 4);
+            for (LoadResult side : new LoadResult[] {r.a(), r.b()}) {
+                assertTrue(side.seconds() >= 0.399, "a side's seconds are its 4 parts of 100 ms together: " + side);
+                assertEquals(0, side.errors(), "no errors: " + side);
+                assertNotNull(side.serverCpuSeconds(), "CPU read over the parts: " + side);
+                assertEquals(side.requests() / side.seconds(), side.requestsPerSecond(), 1e-6);
+            }
+            assertTrue(
+                    r.a().windowStartMs() <= r.b().windowStartMs() && r.b().windowEndMs() <= r.a().windowEndMs(),
+                    "a's parts open and close the round, b's lie between them: " + r);
+            // A side's requests are those of its parts, which its server saw.
+            assertTrue(r.a().requests() > 0 && r.a().requests() <= a.requests().get() - ca, "a: " + r.a());
+            assertTrue(r.b().requests() > 0 && r.b().requests() <= b.requests().get() - cb, "b: " + r.b());
+            assertThrows(IllegalArgumentException.class, () -> pair.round(true, 10, 400, 0));
+        } finally {
+            a.server().stop();
+            b.server().stop();
+        }
+    }
+
+    /** A side that records what the pair asks of it, in one log shared by both sides. */
+    private record Recording(String name, List<String> log) implements PairedLoad.Alternating {
+        @Override
+        public void resume() {
+            log.add(name + " resume");
+        }
+
+        @Override
+        public void pause() {
+            log.add(name + " pause");
+        }
+
+        @Override
+        public LoadResult measureThenPause(long durationMs, boolean fresh) {
+            log.add(name + " " + durationMs + (fresh ? " fresh" : " more"));
+            return new LoadResult("test", 1, 1, durationMs / 1e3, 1, null, null, null, 0, 0, 0, 0, 0, null, null);
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @Test
+    void partsRunInterleavedABBAWithASideConsecutivePartsAsOneStretch() throws Exception {
+        List<String> log = new ArrayList<>();
+        try (PairedLoad pair = PairedLoad.open(new Recording("a", log), new Recording("b", log), 0)) {
+            log.clear();
+            pair.round(true, 0, 400, 4);
+            assertEquals(
+                    List.of(
+                            "a resume", "a 100 fresh",
+                            "b resume", "b 200 fresh",
+                            "a resume", "a 200 more",
+                            "b resume", "b 200 more",
+                            "a resume", "a 100 more"),
+                    log);
+            log.clear();
+            pair.round(false, 0, 400, 1);
+            assertEquals(List.of("b resume", "b 400 fresh", "a resume", "a 400 fresh"), log);
+        }
+    }
+
+    @Test
     void pairsWebSocketEchoesOfTwoServers() throws Exception {
         Server a = PlainJetty.startWebSocket();
         Server b = PlainJetty.startWebSocket();
@@ -97,7 +175,7 @@ class PairedLoadTest {
                 WsLoad.openPaused(new WsLoad.Plan(portA, "/ws", 10, 0, 1, pid())),
                 WsLoad.openPaused(new WsLoad.Plan(portB, "/ws", 10, 0, 1, pid())),
                 200)) {
-            PairedLoad.RoundResult r = pair.round(false, 50, 500);
+            PairedLoad.RoundResult r = pair.round(false, 50, 500, 2);
             for (LoadResult side : new LoadResult[] {r.a(), r.b()}) {
                 assertTrue(side.requests() > 0, "echoes came back in the slice: " + side);
                 assertEquals(0, side.non2xx(), "every echo is the message sent: " + side);
