@@ -209,6 +209,8 @@ public final class HttpScenario implements Scenario {
 
     /** Hang guard for a helper JVM's answer: a start, or one load window plus this. */
     static final long HANG_GUARD_MS = 60_000;
+    /** How many void rounds a pair runs past its loop's end while it has no figure yet. */
+    static final int VOID_RETRIES = 3;
 
     /**
      * The variants this mode runs: quick mode leaves out the fixed pools (to fit its budget); full
@@ -467,7 +469,11 @@ public final class HttpScenario implements Scenario {
                 for (Watch w : watches) {
                     loop.watch(w.direction(), w.target(), () -> ratios(ra, rb, w.figure()));
                 }
-                for (int i = 0; loop.another(); i++) {
+                // A void round (below) does not count; while none has counted, up to VOID_RETRIES more
+                // are run past the loop's own end, so that a smoke run's single round on a loaded
+                // machine does not leave the pair with no figure at all.
+                int voids = 0;
+                for (int i = 0; loop.another() || (ra.isEmpty() && voids < VOID_RETRIES); i++) {
                     load.command("pair-round " + (i % 2 == 0 ? "a" : "b") + " " + settleMs + " " + sliceMs + " "
                             + cut.parts());
                     PairedLoad.RoundResult r = Json.parse(
@@ -476,6 +482,7 @@ public final class HttpScenario implements Scenario {
                     if (r.a().requests() == 0 || r.b().requests() == 0) {
                         // Seen once at load average 15: neither the server nor the load JVM got a
                         // tick of CPU in the slice. A ratio over nothing says nothing; the round is void.
+                        voids++;
                         ctx.progress("round " + (i + 1) + " void: a side completed nothing in its slice ("
                                 + r.a().requests() + " and " + r.b().requests() + " requests); not counted");
                         continue;
