@@ -8,6 +8,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Named thread factories and executors that follow a {@link ThreadPolicy}.
@@ -60,9 +61,26 @@ public final class WeftThreads {
     public static ThreadFactory factory(String name, ThreadPolicy policy) {
         String prefix = prefix(name);
         Objects.requireNonNull(policy, "policy");
-        return policy.isVirtual()
-                ? Thread.ofVirtual().name(prefix, 1).factory()
-                : Thread.ofPlatform().name(prefix, 1).daemon(true).factory();
+        return counted(
+                policy.isVirtual()
+                        ? Thread.ofVirtual().factory()
+                        : Thread.ofPlatform().daemon(true).factory(),
+                prefix);
+    }
+
+    /**
+     * {@code unnamed}'s threads named {@code prefix} + n, n from 1, each name made by one
+     * concatenation: the JDK's counted names ({@code Thread.Builder.name(prefix, 1)}) cost about 70
+     * bytes more per thread, and a thread-per-task executor (weft-ring's requests) starts one per task
+     * (decision 0306).
+     */
+    private static ThreadFactory counted(ThreadFactory unnamed, String prefix) {
+        AtomicLong next = new AtomicLong(1);
+        return task -> {
+            Thread thread = unnamed.newThread(task);
+            thread.setName(prefix + next.getAndIncrement());
+            return thread;
+        };
     }
 
     /** An executor following the globally configured policy ({@link ThreadPolicy#configured()}). */

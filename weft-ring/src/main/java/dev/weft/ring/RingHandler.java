@@ -2,6 +2,8 @@ package dev.weft.ring;
 
 import clojure.lang.IFn;
 import dev.weft.limit.Limiter;
+import dev.weft.thread.ThreadPolicy;
+import dev.weft.thread.WeftThreads;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -67,7 +69,7 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
     final String retryAfterSeconds;
     final IFn bodyWriter;
     final long maxBodyBytes;
-    final ThreadFactory threads = requestThreads();
+    final ThreadFactory threads = WeftThreads.factory("ring", ThreadPolicy.VIRTUAL);
 
     private final Set<Exchange> inFlight = ConcurrentHashMap.newKeySet();
     private final Shutdown shutdown = new Shutdown(this) {
@@ -179,25 +181,6 @@ public final class RingHandler extends Handler.Abstract implements Graceful {
     public java.util.concurrent.Executor virtualThreads() {
         return task -> threads.newThread(task).start();
     }
-
-    /**
-     * Virtual threads named {@code weft-ring-<n>} (n from 1), as {@code WeftThreads.factory("ring",
-     * ThreadPolicy.VIRTUAL)} names them, each name made by one concatenation. The JDK's counted
-     * names ({@code Thread.ofVirtual().name(prefix, 1)}) are built in a StringBuilder, which costs
-     * about 70 bytes more per thread, and weft-ring starts a thread for every request.
-     */
-    private static ThreadFactory requestThreads() {
-        ThreadFactory unnamed = Thread.ofVirtual().factory();
-        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong(1);
-        return task -> {
-            Thread thread = unnamed.newThread(task);
-            thread.setName(THREAD_PREFIX + next.getAndIncrement());
-            return thread;
-        };
-    }
-
-    /** The name of weft-ring's threads, before their number: WeftThreads' form for the name "ring". */
-    private static final String THREAD_PREFIX = "weft-ring-";
 
     /** Called by an exchange once its response is complete and its handler has returned. */
     void finished(Exchange exchange) {
