@@ -251,7 +251,8 @@ public final class PoolScenario implements Scenario {
                     rounds,
                     ctx.size(1, 9, 8),
                     ctx.size(1, 12, 16),
-                    Duration.ofSeconds(ctx.size(0, 20, 60)));
+                    Duration.ofSeconds(ctx.size(0, 20, 60)),
+                    true);
             long steadyEnd = System.nanoTime();
             ctx.progress(String.format(Locale.ROOT, "steady part done at %.1f s", (steadyEnd - t0) / 1e9));
             Steady second = null;
@@ -273,7 +274,8 @@ public final class PoolScenario implements Scenario {
                         ctx.size(1, 14, 16),
                         Duration.ofSeconds(ctx.size(0, 11, 40)));
                 if (ctx.mode() == dev.weft.lab.Mode.FULL) {
-                    second = steady(ctx, pg.url, 50, threads, 1, 1, 1, Duration.ZERO);
+                    // no database alone beside it: 6 pools x 50 connections are the server's 300 already
+                    second = steady(ctx, pg.url, 50, threads, 1, 1, 1, Duration.ZERO, false);
                     steadyEnd = System.nanoTime();
                 }
                 if (ctx.mode() != dev.weft.lab.Mode.QUICK && (second == null || second.unrecovered() == null)) {
@@ -342,7 +344,8 @@ public final class PoolScenario implements Scenario {
     /**
      * Rounds of every pool, interleaved. A variant that froze is reported with what it did until
      * its bound and runs no further round; one that stays frozen after its borrowers were
-     * interrupted ends the steady part: the variants not run yet are listed, not measured.
+     * interrupted ends the steady part: the variants not run yet are listed, not measured. With
+     * {@code measureAlone}, every round also measures the database alone ({@link DatabaseAlone}).
      */
     private Steady steady(
             ScenarioContext ctx,
@@ -352,7 +355,8 @@ public final class PoolScenario implements Scenario {
             int fullRounds,
             int minRounds,
             int maxRounds,
-            Duration reserve)
+            Duration reserve,
+            boolean measureAlone)
             throws Exception {
         Map<String, List<Run>> runs = new LinkedHashMap<>();
         Map<String, Bounded> pools = new LinkedHashMap<>();
@@ -362,9 +366,11 @@ public final class PoolScenario implements Scenario {
         // (decision 0840): a quarter of a pool's queries, ~0.26 s in quick mode (25 per connection).
         List<DatabaseAlone.Measured> database = new ArrayList<>();
         int perConnection = Math.max(2, threads / (size * 4));
-        DatabaseAlone alone = new DatabaseAlone(url, size);
+        DatabaseAlone alone = measureAlone ? new DatabaseAlone(url, size) : null;
         try {
-            alone.measure(perConnection); // warm: its connections' first queries and the path through the JIT
+            if (alone != null) {
+                alone.measure(perConnection); // warm: its connections' first queries and the path through the JIT
+            }
             for (String name : Pools.NAMES) {
                 Bounded b = new Bounded(name, Pools.open(name, url, size), size, Duration.ZERO);
                 pools.put(name, b);
@@ -407,7 +413,7 @@ public final class PoolScenario implements Scenario {
                 // the database alone between the two the goals compare, so that it shares the machine with both
                 int aloneAt = Math.max(names.indexOf("weft-pool"), names.indexOf("hikaricp"));
                 for (String name : names) {
-                    if (name.equals(names.get(aloneAt))) {
+                    if (alone != null && name.equals(names.get(aloneAt))) {
                         DatabaseAlone.Measured m = alone.measure(perConnection);
                         database.add(m);
                         ctx.progress(String.format(
@@ -469,7 +475,9 @@ public final class PoolScenario implements Scenario {
             });
             return out;
         } finally {
-            alone.close();
+            if (alone != null) {
+                alone.close();
+            }
             if (det != null) {
                 det.stop();
             }
@@ -939,7 +947,11 @@ public final class PoolScenario implements Scenario {
                                     .orElse(0))
                     .extra("connections", size)
                     .extra("ratio_to_limit", qps / limit)
-                    .extra("ratio_to_measured_limit", Stats.median(toMeasuredLimit(rs, steady.database())))
+                    .extra(
+                            "ratio_to_measured_limit",
+                            toMeasuredLimit(rs, steady.database()).isEmpty()
+                                    ? null
+                                    : Stats.median(toMeasuredLimit(rs, steady.database())))
                     .extra("database_rounds", each(steady.database(), DatabaseAlone.Measured::limitQps))
                     .extra("wait_p50_ms", Stats.median(each(rs, r -> r.waitMs(0.50))))
                     .extra("wait_p99_ms", Stats.median(each(rs, r -> r.waitMs(0.99))))
