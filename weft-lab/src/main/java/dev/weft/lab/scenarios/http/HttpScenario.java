@@ -34,7 +34,9 @@ import java.util.Optional;
  * ({@link PairedLoad}, decision 0815), so that drift on a shared machine hits both alike. For each variant:
  * requests (or messages) per second, latency, errors, and the server JVM's CPU time per request
  * (its CPU time during the window / requests completed). Before any variant, each server is primed
- * with one warm-up window of {@code /nosleep}, so that no variant pays for its JVM's first compiles.
+ * with one warm-up window of {@code /nosleep}, so that no variant pays for its JVM's first compiles,
+ * and the servers of the sleeping pair with one of {@code /hello} at 1,000 connections, so that the
+ * request path's compiled code already covers a handler that parks (decision 0835).
  *
  * <p>In full mode (and smoke), issue 25's candidate cores follow, plain and without the sleep, each
  * in a server JVM of its own and in paired rounds of its own with plain Jetty:
@@ -282,6 +284,33 @@ public final class HttpScenario implements Scenario {
                             e.getValue(),
                             0,
                             warmupMs);
+                }
+                // Then the sleeping path, at 1,000 connections, on the servers of the sleeping pair
+                // (decision 0835): C2 code compiled from /nosleep alone never saw the handler park,
+                // so the first sleeping requests trapped out of it and the request path was compiled
+                // again only during the @1000 pair's first round, which made that round cold.
+                for (Map.Entry<Server, Helper> e : servers.entrySet()) {
+                    Optional<Spec> sleeping = specs.stream()
+                            .filter(s -> s.paired() && s.sleeps() && s.server() == e.getKey())
+                            .findFirst();
+                    if (sleeping.isPresent()) {
+                        ctx.progress("priming " + e.getKey().kind + ": " + warmupMs + " ms of "
+                                + sleeping.get().path() + " at "
+                                + sleeping.get().connections()
+                                + " connections, not measured");
+                        runner.http1(
+                                new Spec(
+                                        "prime-sleep-" + e.getKey().kind,
+                                        e.getKey(),
+                                        sleeping.get().connections(),
+                                        true,
+                                        null,
+                                        Load.HTTP1,
+                                        false),
+                                e.getValue(),
+                                0,
+                                warmupMs);
+                    }
                 }
             }
             Map<String, Measured> measured = new LinkedHashMap<>();
