@@ -317,7 +317,7 @@ public final class PinningScenario implements Scenario {
      * Each pair is a stretch with the monitor between two blocks without it: a block without,
      * the monitor started, one unmeasured operation, then the monitor stopped on another thread
      * while operations run with it until the stop returns (stopping waits for JFR's next flush,
-     * about a second: the stretch with the monitor is that second, one flush in it as when the
+     * 0.7-1 s here: the stretch with the monitor is that time, one flush in it as when the
      * monitor runs for good), one unmeasured operation, a block without. The blocks without lie
      * on both sides of the stretch with, so that a drift of the machine over the pair cancels
      * out; the pair's ratio is the stretch's throughput over the two blocks'. A new monitor
