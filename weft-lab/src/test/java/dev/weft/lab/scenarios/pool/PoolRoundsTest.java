@@ -3,6 +3,7 @@ package dev.weft.lab.scenarios.pool;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -38,5 +39,25 @@ class PoolRoundsTest {
             }
             assertNotEquals(slices.getFirst(), FastQueries.slices(r + 1).getFirst(), "the opener alternates");
         }
+    }
+
+    @Test
+    void theLimitGoalDividesEachRoundByTheDatabaseAloneOfThatRound() {
+        // 1,900 and 1,800 queries/s against measured limits of 1,950 and 1,900: round by round, not by
+        // a median of either, and only the rounds both have (a third run with no measurement is left out)
+        List<PoolScenario.Run> runs = List.of(run(1_900), run(1_800), run(1_700));
+        List<DatabaseAlone.Measured> database =
+                List.of(new DatabaseAlone.Measured(20 / 1.95, 1_950), new DatabaseAlone.Measured(20 / 1.9, 1_900));
+        List<Double> ratios = PoolScenario.toMeasuredLimit(runs, database);
+        assertEquals(2, ratios.size(), "the rounds both have: " + ratios);
+        assertEquals(1_900.0 / 1_950, ratios.get(0), 1e-12);
+        assertEquals(1_800.0 / 1_900, ratios.get(1), 1e-12);
+    }
+
+    /** A steady run of {@code qps} queries in one second. */
+    private static PoolScenario.Run run(long qps) {
+        Instant now = Instant.now();
+        return new PoolScenario.Run(
+                now, now, qps, 1.0, 0.1, new long[0], null, null, Double.NaN, Double.NaN, null, 2, 0, 2);
     }
 }
