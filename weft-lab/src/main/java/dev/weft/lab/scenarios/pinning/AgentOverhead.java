@@ -179,7 +179,8 @@ public final class AgentOverhead {
             if (!command.startsWith(BLOCK + " ")) {
                 throw new IllegalArgumentException("expected \"" + BLOCK + " <operations>\", got \"" + command + "\"");
             }
-            long[] nanos = new long[Integer.parseInt(command.substring(BLOCK.length() + 1).trim())];
+            long[] nanos = new long
+                    [Integer.parseInt(command.substring(BLOCK.length() + 1).trim())];
             for (int i = 0; i < nanos.length; i++) {
                 long t0 = System.nanoTime();
                 PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);

@@ -379,8 +379,9 @@ public final class PinningScenario implements Scenario {
                 iteration(Duration.ZERO, op);
                 without.addAll(block(block, op));
                 if (with.isEmpty()) {
-                    ctx.progress("monitor pair " + pairs.count() + " void: its first operation with the monitor outlasted"
-                            + " the monitor's stop (about a second); the machine is overloaded");
+                    ctx.progress(
+                            "monitor pair " + pairs.count() + " void: its first operation with the monitor outlasted"
+                                    + " the monitor's stop (about a second); the machine is overloaded");
                     continue;
                 }
                 off.addAll(without);
