@@ -85,6 +85,12 @@ public final class AgentOverhead {
                     stop(jvms);
                     jvms = null;
                     jvms = start(ctx, pair / PAIRS_PER_JVMS, threads, warmupMs, agent);
+                    // One unmeasured block in each, one after the other: on JDK 25 the first block
+                    // after the JVMs' joint warm-up ran 10-17% slow (the other JVM still compiling),
+                    // a 0.83x or 1.13x first pair in every new two (decision 0830).
+                    for (ChildJvm jvm : jvms) {
+                        block(jvm, ops);
+                    }
                 }
                 double[] figures = new double[2]; // without, with
                 for (int i = 0; i < 2; i++) {
