@@ -15,14 +15,16 @@ import java.util.Optional;
 
 /**
  * The weft agent's overhead on {@code no-lock}, which never pins: child JVMs run the workload
- * without and with {@code -javaagent:weft-agent.jar} (both detectors, its defaults), in pairs
- * whose order alternates so that drift cancels out. Each child ({@link ChildJvm}) warms up by time,
- * then sends one message per operation, {@code op tasks_per_s=X}. Each pair gives one paired
- * ratio, the throughput of the JVM with the agent over that of the JVM without (each its
- * operations over their summed time); the goal is judged on those ratios
- * (at least 6 pairs in quick mode, the sign test's 95%, and more while the goal is inconclusive
- * and the budget allows: decision 0809), since one pair's ratio moves by several percent from
- * JVM to JVM.
+ * without and with {@code -javaagent:weft-agent.jar} (both detectors, its defaults). Two JVMs, one
+ * without and one with, start and warm up together ({@link ChildJvm}), tell {@code ready}, then
+ * each runs a block of operations on the command {@code block N} and sends one message per
+ * operation, {@code op tasks_per_s=X}. A pair is a block in each, back to back, in an order that
+ * alternates (off-on, on-off, ...) so that drift cancels out; its ratio is the block with the
+ * agent's throughput over the block without's (each its operations over their summed time). Two
+ * JVMs run {@value #PAIRS_PER_JVMS} pairs, then two new ones take over. The goal is judged on the
+ * pairs' ratios: at least 9 in quick mode (the sign test's 96.1%), more while the goal is inconclusive and the budget
+ * allows (decisions 0809, 0830). A JVM per block, as before 0830, put a JVM start, a warm-up and
+ * a second of the machine's drift between a pair's two blocks.
  */
 public final class AgentOverhead {
 
@@ -57,51 +59,50 @@ public final class AgentOverhead {
     }
 
     /**
-     * Runs the pairs: smoke 1 pair of 2 operations; quick 6-10 pairs of child JVMs that warm up for
-     * 0.5 s and measure 16 operations (~2 s a pair); full 8-16 pairs of 2 s of warm-up and 40.
+     * Runs the pairs: smoke 1 pair of blocks of 2 operations; quick 9-40 pairs of blocks of 16
+     * operations, full 16-48 pairs of blocks of 40 (decision 0830). A pair is one block in a JVM
+     * without the agent and one in a JVM with it, run back to back in an order that alternates
+     * (off-on, on-off, ...); the two JVMs live for {@link #PAIRS_PER_JVMS} pairs, then a new two
+     * take over, so that what one JVM differs from another is spread over several JVMs.
      */
     static Result measure(ScenarioContext ctx, int threads, Path agent) throws Exception {
         int ops = ctx.size(2, 16, 40);
         // By time: the JIT's compilations and the carriers' start make a young JVM's operations
-        // vary twice as much as a warm one's (decision 0810).
-        int warmupMs = ctx.size(0, 500, 2_000);
+        // vary twice as much as a warm one's (decision 0810); the two JVMs warm up at once.
+        int warmupMs = ctx.size(0, 700, 2_000);
         long start = System.nanoTime();
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
         List<Double> pairRatios = new ArrayList<>();
-        Rounds pairs = ctx.rounds(ctx.size(1, 6, 8), ctx.size(1, 10, 16))
+        Rounds pairs = ctx.rounds(ctx.size(1, 9, 16), ctx.size(1, 40, 48))
                 .reserve(Duration.ofSeconds(1))
                 .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
-        while (pairs.another()) {
-            int pair = pairs.count() - 1;
-            double[] figures = new double[2]; // without, with
-            for (int i = 0; i < 2; i++) {
-                boolean withAgent = (pair + i) % 2 == 1; // off-on, then on-off, ...
-                List<String> jvmArgs = withAgent ? List.of("-javaagent:" + agent) : List.of();
-                String label = "agent-overhead-" + pair + (withAgent ? "-on" : "-off");
-                ChildJvm child = ctx.startJvm(
-                        label,
-                        jvmArgs,
-                        AgentOverhead.class.getName(),
-                        List.of(Integer.toString(threads), Integer.toString(ops), Integer.toString(warmupMs)));
-                List<Double> found = new ArrayList<>();
-                try {
-                    int exit = child.awaitExit(Duration.ofSeconds(120)); // blocks while the child measures
-                    for (int op = 0; op < ops; op++) {
-                        String figure = child.await(RESULT, Duration.ZERO);
-                        found.add(Double.parseDouble(figure.substring("tasks_per_s=".length())));
+        ChildJvm[] jvms = null; // without, with
+        try {
+            while (pairs.another()) {
+                int pair = pairs.count() - 1;
+                if (pair % PAIRS_PER_JVMS == 0) {
+                    stop(jvms);
+                    jvms = null;
+                    jvms = start(ctx, pair / PAIRS_PER_JVMS, threads, warmupMs, agent);
+                    // One unmeasured block in each, one after the other: on JDK 25 the first block
+                    // after the JVMs' joint warm-up ran 10-17% slow (the other JVM still compiling),
+                    // a 0.83x or 1.13x first pair in every new two (decision 0830).
+                    for (ChildJvm jvm : jvms) {
+                        block(jvm, ops);
                     }
-                    if (exit != 0) {
-                        throw new IllegalStateException(
-                                label + " exited with " + exit + " after its " + ops + " results; " + child.tail());
-                    }
-                } finally {
-                    child.stop();
                 }
-                (withAgent ? on : off).addAll(found);
-                figures[withAgent ? 1 : 0] = PinningScenario.throughput(found);
+                double[] figures = new double[2]; // without, with
+                for (int i = 0; i < 2; i++) {
+                    int withAgent = (pair + i) % 2; // off-on, then on-off, ...
+                    List<Double> found = block(jvms[withAgent], ops);
+                    (withAgent == 1 ? on : off).addAll(found);
+                    figures[withAgent] = PinningScenario.throughput(found);
+                }
+                pairRatios.add(figures[1] / figures[0]);
             }
-            pairRatios.add(figures[1] / figures[0]);
+        } finally {
+            stop(jvms);
         }
         return new Result(
                 off.stream().mapToDouble(Double::doubleValue).toArray(),
@@ -111,22 +112,89 @@ public final class AgentOverhead {
     }
 
     /**
-     * The child: {@code threads ops warmupMs}; runs no-lock operations for {@code warmupMs}, then
-     * {@code ops} measured ones, one line each.
+     * How many pairs of blocks two JVMs run before a new two replace them: a start and warm-up
+     * (~1.3 s for the two) per 3 pairs (~1.3 s), so that the pairs' ratios of a run come from at
+     * least 3 pairs of JVMs (decision 0830).
+     */
+    static final int PAIRS_PER_JVMS = 3;
+
+    /** The tag of the message a child sends when it has warmed up and waits for blocks. */
+    static final String READY = "ready";
+
+    /** The command that runs one block: {@code block N}, N operations. */
+    static final String BLOCK = "block";
+
+    /** Starts a JVM without and one with the agent, both warming up at once; returns when both are ready. */
+    private static ChildJvm[] start(ScenarioContext ctx, int generation, int threads, int warmupMs, Path agent)
+            throws Exception {
+        ChildJvm[] jvms = new ChildJvm[2];
+        try {
+            for (int withAgent = 0; withAgent < 2; withAgent++) {
+                jvms[withAgent] = ctx.startJvm(
+                        "agent-overhead-" + generation + (withAgent == 1 ? "-on" : "-off"),
+                        withAgent == 1 ? List.of("-javaagent:" + agent) : List.of(),
+                        AgentOverhead.class.getName(),
+                        List.of(Integer.toString(threads), Integer.toString(warmupMs)));
+            }
+            for (ChildJvm jvm : jvms) {
+                jvm.await(READY, Duration.ofSeconds(60));
+            }
+            return jvms;
+        } catch (Exception | Error e) {
+            stop(jvms);
+            throw e;
+        }
+    }
+
+    /** Runs one block of {@code ops} operations in {@code jvm}; returns each operation's throughput. */
+    private static List<Double> block(ChildJvm jvm, int ops) throws Exception {
+        jvm.send(BLOCK + " " + ops);
+        List<Double> found = new ArrayList<>(ops);
+        for (int op = 0; op < ops; op++) {
+            String figure = jvm.await(RESULT, Duration.ofSeconds(60)); // blocks while the child measures
+            found.add(Double.parseDouble(figure.substring("tasks_per_s=".length())));
+        }
+        return found;
+    }
+
+    private static void stop(ChildJvm[] jvms) {
+        if (jvms != null) {
+            for (ChildJvm jvm : jvms) {
+                if (jvm != null) {
+                    jvm.stop();
+                }
+            }
+        }
+    }
+
+    /**
+     * The child: {@code threads warmupMs}; runs no-lock operations for {@code warmupMs}, tells
+     * {@code ready}, then for each command {@code block N} runs N measured operations and tells
+     * one line each, after the block (formatting and writing between operations would fall on
+     * them); it ends when the parent ends its input.
      */
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[0]);
-        int ops = Integer.parseInt(args[1]);
         long warmupEnd =
-                System.nanoTime() + Duration.ofMillis(Long.parseLong(args[2])).toNanos();
+                System.nanoTime() + Duration.ofMillis(Long.parseLong(args[1])).toNanos();
         do {
             PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
         } while (System.nanoTime() - warmupEnd < 0);
-        for (int i = 0; i < ops; i++) {
-            long t0 = System.nanoTime();
-            PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
-            ChildJvm.tell(
-                    RESULT, String.format(Locale.ROOT, "tasks_per_s=%.3f", threads / ((System.nanoTime() - t0) / 1e9)));
+        ChildJvm.tell(READY, "");
+        for (String command : ChildJvm.commands()) {
+            if (!command.startsWith(BLOCK + " ")) {
+                throw new IllegalArgumentException("expected \"" + BLOCK + " <operations>\", got \"" + command + "\"");
+            }
+            long[] nanos = new long
+                    [Integer.parseInt(command.substring(BLOCK.length() + 1).trim())];
+            for (int i = 0; i < nanos.length; i++) {
+                long t0 = System.nanoTime();
+                PinningScenario.operation(PinningScenario.Kind.NO_LOCK, threads, null);
+                nanos[i] = System.nanoTime() - t0;
+            }
+            for (long n : nanos) {
+                ChildJvm.tell(RESULT, String.format(Locale.ROOT, "tasks_per_s=%.3f", threads / (n / 1e9)));
+            }
         }
     }
 }

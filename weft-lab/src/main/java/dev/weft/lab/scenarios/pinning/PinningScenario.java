@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -45,20 +46,20 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>weft's {@link PinMonitor} (threshold 0) runs during every measured operation and counts each
  * variant's pins: 0 for {@code synchronized} on JDK 24+, one per task for the class initializer.
- * Its overhead is measured in the same run on {@code no-lock}, which never pins: pairs of blocks
- * of operations with and without the monitor, the order alternating from pair to pair (on-off,
- * off-on, ...) so that drift cancels out; the goal is judged on the pairs' ratios (each block's
- * throughput, its tasks over its time, with over without), at least 6 pairs and more while the
- * goal is inconclusive and the budget allows (decisions 0809, 0810). The scenario also times the test assertion (a {@link PinCapture} around an empty body).
+ * Its overhead is measured in the same run on {@code no-lock}, which never pins: pairs of a
+ * stretch of operations with the monitor (the second it takes to stop) between two blocks without
+ * it, so that drift cancels out; the goal is judged on the pairs' ratios (throughput, tasks over
+ * time, with over without), at least 6 pairs and more while the goal is inconclusive and the
+ * budget allows (decisions 0809, 0810, 0830). The scenario also times the test assertion (a {@link PinCapture} around an empty body).
  *
  * <p>Sizes: full mode runs the article's JMH settings for every variant (3 warm-up iterations of
  * 3 s, 5 measured iterations of 5 s; an iteration runs whole operations until its time is up, at
- * least one) after overhead blocks of 10 operations. Quick mode measures {@code no-lock} with 1.5 s
- * of warm-up (the monitor on: JFR's first recording warms up too) and blocks of 16 (its figure is
- * the monitored blocks'), and a single operation of {@value #QUICK_BOUND_THREADS} threads for the
+ * least one) after overhead blocks of 10 operations. Quick mode measures {@code no-lock} with 1 s
+ * of warm-up and the second it takes to stop the monitor (JFR's first recording warms up too) and
+ * blocks of 16 (its figure is the monitored stretches'), and a single operation of {@value #QUICK_BOUND_THREADS} threads for the
  * others, and for carrier tuning: their time is 99% sleep, so warm-up changes nothing, and their
  * throughput is bound by the lock or the carriers, not by the number of threads; 1,000 threads
- * would take 5-10 s each (quick mode's budget is 29 s per JDK). Smoke mode runs 20 threads, one
+ * would take 5-10 s each (quick mode's budget is 31 s per JDK). Smoke mode runs 20 threads, one
  * operation per block.
  */
 public final class PinningScenario implements Scenario {
@@ -256,14 +257,15 @@ public final class PinningScenario implements Scenario {
                     Locale.ROOT,
                     "The weft agent (-javaagent, pins and starvation, its defaults) on a workload"
                             + " that never pins: no-lock ran %,.0f tasks/s with it, %,.0f without (ratio of the medians %.3f, %d+%d"
-                            + " operations in %d pairs of child JVMs, the order alternating, %.1f s in all; the goal is judged on the"
-                            + " pairs' ratios).",
+                            + " operations in %d pairs of blocks in child JVMs, the order alternating, two new JVMs every %d pairs,"
+                            + " %.1f s in all; the goal is judged on the pairs' ratios).",
                     Stats.median(agent.on()),
                     Stats.median(agent.off()),
                     agent.ratio(),
                     agent.on().length,
                     agent.off().length,
                     agent.pairRatios().size(),
+                    AgentOverhead.PAIRS_PER_JVMS,
                     agent.seconds()));
             ctx.goal("the weft agent costs at most 2% on a workload that never pins (with/without)")
                     .perRound(agent.pairRatios())
@@ -311,34 +313,37 @@ public final class PinningScenario implements Scenario {
     // ---- the monitor: its overhead, the pins it saw, the assertion's latency ----------------
 
     /**
-     * The no-lock workload, which never pins, in blocks with and without the pin monitor, in pairs
-     * whose order alternates: on-off, off-on, on-off, ... (decision 0810). Two neighbouring blocks
-     * of the same state run as one stretch, so the monitor is started or stopped once per pair,
-     * not twice: stopping it waits for JFR's next flush (about a second), which was most of a
-     * pair's time. The monitor that ends the last pair, or a new one, keeps running, to watch the
-     * variants.
+     * The no-lock workload, which never pins, without and with the pin monitor (decision 0830).
+     * Each pair is a stretch with the monitor between two blocks without it: a block without,
+     * the monitor started, one unmeasured operation, then the monitor stopped on another thread
+     * while operations run with it until the stop returns (stopping waits for JFR's next flush,
+     * 0.7-1 s here: the stretch with the monitor is that time, one flush in it as when the
+     * monitor runs for good), one unmeasured operation, a block without. The blocks without lie
+     * on both sides of the stretch with, so that a drift of the machine over the pair cancels
+     * out; the pair's ratio is the stretch's throughput over the two blocks'. A new monitor
+     * watches the variants after the pairs.
      */
     private static Overhead overhead(ScenarioContext ctx, int threads, byte[] classInitBytes, PinLog pins)
             throws Exception {
         int block = ctx.size(1, 16, 10);
-        // Pairs of blocks, each pair one paired ratio: at least 6 for the sign test's 95% (decision 0804).
+        // Pairs, each one paired ratio: at least 6 for the sign test's 95% (decision 0804).
         int minPairs = ctx.size(1, 6, 6);
         int maxPairs = ctx.size(1, 12, 12);
         // The first operations of a JVM run several times slower (JIT, carrier start), and so does
-        // JFR's first recording (the recorder and its parser load and compile): warm up both, by time.
-        Duration warmup = Duration.ofMillis(ctx.size(0, 1_500, 9_000));
+        // JFR's first recording (the recorder and its parser load and compile): warm up both, by
+        // time, then for as long as stopping that recording takes.
+        Duration warmup = Duration.ofMillis(ctx.size(0, 1_000, 9_000));
         Operation op = () -> operation(Kind.NO_LOCK, threads, classInitBytes);
         ctx.progress(String.format(
                 Locale.ROOT,
-                "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor,"
-                        + " then %d-%d pairs of blocks of %d operations with and without it, the order alternating",
+                "monitor overhead on no-lock: %,d threads, %.1f s warm-up with the monitor, then %d-%d pairs:"
+                        + " %d operations without it, about a second of operations with it (while it stops), %d without",
                 threads,
                 warmup.toMillis() / 1e3,
                 minPairs,
                 maxPairs,
+                block,
                 block));
-        // The warm-up's monitor stays on for the first block (on-off, off-on, ...): one stop less.
-        PinMonitor monitor = pins.startMonitor();
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
         List<Double> pairRatios = new ArrayList<>();
@@ -346,45 +351,49 @@ public final class PinningScenario implements Scenario {
         SchedulerSamples samples;
         SchedulerSampler sampler = null;
         Bystander bystander = null;
+        PinMonitor monitor = null;
         try {
             iteration(warmup, op);
             sampler = SchedulerSampler.start(Duration.ofMillis(20));
             // during the blocks with and without the monitor alike, so the overhead ratio stays fair
             bystander = Bystander.start(BYSTANDER_EVERY, BYSTANDER_SLEEP);
+            // The warm-up's end runs with the sampler and the bystander: their first rounds (threads,
+            // classes, compilations) made the first operations after them 20-45% slower on JDK 25.
+            whileStopping(pins.startMonitor(), op);
+            iteration(Duration.ZERO, op);
             // Keeps time for the rest of the scenario: on an idle machine the variants ~3 s, the
-            // assertions and carrier tuning ~3.5 s, the agent's 6 pairs of child JVMs ~13 s.
+            // assertions and carrier tuning ~3.5 s, the agent's 9 pairs of blocks ~8 s.
             Rounds pairs = ctx.rounds(minPairs, maxPairs)
-                    .reserve(Duration.ofSeconds(ctx.size(0, 20, 120)))
+                    .reserve(Duration.ofSeconds(ctx.size(0, 16, 120)))
                     .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
             while (pairs.another()) {
-                boolean monitorFirst = pairs.count() % 2 == 1; // on-off, off-on, on-off, ...
-                double[] pair = new double[2]; // without, with
-                for (boolean withMonitor : monitorFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
-                    if (withMonitor != (monitor != null)) {
-                        if (withMonitor) {
-                            monitor = pins.startMonitor();
-                        } else {
-                            monitor.stop();
-                            monitor = null;
-                            Thread.sleep(GAP); // so that a monitored period's pins all fall before the next block
-                        }
-                        // One unmeasured operation first: starting or stopping a JFR recording leaves work
-                        // behind (its threads, a chunk to close) that would fall on the block's first one.
-                        iteration(Duration.ZERO, op);
-                    }
-                    Instant from = Instant.now();
-                    List<Double> figures = block(block, op);
-                    (withMonitor ? on : off).addAll(figures);
-                    pair[withMonitor ? 1 : 0] = throughput(figures);
-                    if (withMonitor) {
-                        monitored.add(new Instant[] {from, Instant.now()});
-                    }
+                List<Double> without = block(block, op);
+                monitor = pins.startMonitor();
+                // One unmeasured operation after a start or a stop: a JFR recording's start or end
+                // leaves work behind (its threads, a chunk to close) that would fall on the next one.
+                iteration(Duration.ZERO, op);
+                Instant from = Instant.now();
+                List<Double> with = whileStopping(monitor, op);
+                monitor = null;
+                monitored.add(new Instant[] {from, Instant.now()});
+                iteration(Duration.ZERO, op);
+                without.addAll(block(block, op));
+                if (with.isEmpty()) {
+                    ctx.progress(
+                            "monitor pair " + pairs.count() + " void: its first operation with the monitor outlasted"
+                                    + " the monitor's stop (about a second); the machine is overloaded");
+                    continue;
                 }
-                pairRatios.add(pair[1] / pair[0]);
+                off.addAll(without);
+                on.addAll(with);
+                pairRatios.add(throughput(with) / throughput(without));
             }
-            if (monitor == null) {
-                monitor = pins.startMonitor(); // the monitor that watches the variants from here on
+            if (on.isEmpty()) {
+                throw new IllegalStateException("every pair of the pin monitor's overhead was void: an operation of "
+                        + threads + " threads outlasted the monitor's stop (about a second) each time; the machine is"
+                        + " overloaded, run the lab when it is not");
             }
+            monitor = pins.startMonitor(); // the monitor that watches the variants from here on
         } catch (Exception | Error e) {
             if (monitor != null) {
                 monitor.stop();
@@ -405,6 +414,42 @@ public final class PinningScenario implements Scenario {
                 samples,
                 monitor,
                 bystander.stop());
+    }
+
+    /**
+     * Stops {@code monitor} on another thread and meanwhile runs operations, with the monitor
+     * still recording; returns the throughput of each one that ended before the stop returned
+     * (the one under way then is left out: the monitor ended during it), none when the first one
+     * outlasted the stop (about a second: only on a machine overloaded many times over).
+     */
+    static List<Double> whileStopping(PinMonitor monitor, Operation op) throws Exception {
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        Thread stopper = Thread.ofPlatform()
+                .name("weft-lab-monitor-stop")
+                .daemon()
+                .start(() -> {
+                    try {
+                        monitor.stop();
+                    } catch (RuntimeException | Error e) {
+                        failed.set(e);
+                    }
+                });
+        List<Double> figures = new ArrayList<>();
+        try {
+            while (true) {
+                double figure = iteration(Duration.ZERO, op);
+                if (!stopper.isAlive()) {
+                    break;
+                }
+                figures.add(figure);
+            }
+        } finally {
+            stopper.join();
+        }
+        if (failed.get() != null) {
+            throw new IllegalStateException("stopping the pin monitor failed: " + failed.get(), failed.get());
+        }
+        return figures;
     }
 
     /** Runs {@code n} operations back to back; returns each one's throughput in tasks/s. */
@@ -576,8 +621,8 @@ public final class PinningScenario implements Scenario {
         ctx.note(String.format(
                 Locale.ROOT,
                 "The pin monitor on a workload that never pins: no-lock ran %,.0f tasks/s with it,"
-                        + " %,.0f without (ratio of the medians %.3f, %d+%d operations in %d pairs of blocks; the goal is judged on"
-                        + " the pairs' ratios).",
+                        + " %,.0f without (ratio of the medians %.3f, %d+%d operations in %d pairs, each a second of operations with it"
+                        + " while it stops between two blocks without it; the goal is judged on the pairs' ratios).",
                 Stats.median(overhead.on()),
                 Stats.median(overhead.off()),
                 overhead.ratio(),

@@ -1,0 +1,92 @@
+package dev.weft.lab.scenarios.pinning;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.weft.lab.ChildJvm;
+import dev.weft.lab.Mode;
+import dev.weft.lab.ScenarioContext;
+import dev.weft.pin.PinMonitor;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The overhead pairs' two mechanisms of decision 0830: operations while the monitor stops, and long-lived agent JVMs. */
+class OverheadPairsTest {
+
+    @Test
+    void operationsRunWithTheMonitorUntilItsStopReturnsAndTheOneUnderWayThenIsLeftOut() throws Exception {
+        PinMonitor monitor = new PinningScenario.PinLog().startMonitor();
+        AtomicInteger ran = new AtomicInteger();
+        List<Double> figures = PinningScenario.whileStopping(monitor, () -> {
+            ran.incrementAndGet();
+            Thread.sleep(5);
+            return 10;
+        });
+        assertTrue(monitor.isStopped(), "the monitor is stopped when it returns");
+        // the stop waits for JFR's next flush (up to about a second): several 5 ms operations fit
+        assertFalse(figures.isEmpty(), "at least one operation ended before the stop returned");
+        assertEquals(ran.get() - 1, figures.size(), "every operation but the last one counts");
+        // 10 tasks in at least 5 ms each: at most 2,000 tasks/s, whatever the machine's load
+        figures.forEach(f -> assertTrue(f > 0 && f <= 2_000, figures.toString()));
+        assertTrue(
+                Thread.getAllStackTraces().keySet().stream()
+                        .noneMatch(t -> t.getName().equals("weft-lab-monitor-stop")),
+                "the thread that stopped the monitor has ended");
+    }
+
+    @Test
+    void anAgentJvmWarmsUpThenRunsABlockPerCommandAndRefusesAnythingElse(@TempDir Path dir) throws Exception {
+        ChildJvm child = readyChild(dir, "agent-overhead-test");
+        try {
+            for (int ops : new int[] {3, 1}) {
+                child.send(AgentOverhead.BLOCK + " " + ops);
+                for (int i = 0; i < ops; i++) {
+                    String figure = child.await(AgentOverhead.RESULT, Duration.ofSeconds(60));
+                    // 20 tasks that sleep 10 ms each: at most 2,000 tasks/s
+                    double tasksPerSecond = Double.parseDouble(figure.substring("tasks_per_s=".length()));
+                    assertTrue(tasksPerSecond > 0 && tasksPerSecond <= 2_000, figure);
+                }
+            }
+            child.send("run 3");
+            int exit = child.awaitExit(Duration.ofSeconds(60));
+            assertNotEquals(0, exit, "a command other than block N ends the child with an error");
+            assertTrue(child.tail().contains("expected \"block <operations>\", got \"run 3\""), child.tail());
+        } finally {
+            child.stop();
+        }
+    }
+
+    @Test
+    void anAgentJvmEndsWhenItsParentEndsItsCommands(@TempDir Path dir) throws Exception {
+        ChildJvm child = readyChild(dir, "agent-overhead-end");
+        try {
+            child.endInput();
+            assertEquals(0, child.awaitExit(Duration.ofSeconds(60)));
+        } finally {
+            child.stop();
+        }
+    }
+
+    /** A child JVM without the agent, 20 threads an operation, no warm-up, once it said it is ready. */
+    private static ChildJvm readyChild(Path dir, String label) throws Exception {
+        ScenarioContext ctx = new ScenarioContext(
+                Mode.SMOKE, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), dir);
+        ChildJvm child = ctx.startJvm(label, List.of(), AgentOverhead.class.getName(), List.of("20", "0"));
+        try {
+            child.await(AgentOverhead.READY, Duration.ofSeconds(60));
+            return child;
+        } catch (Exception | Error e) {
+            child.stop();
+            throw e;
+        }
+    }
+}
