@@ -137,7 +137,10 @@ public final class PoolScenario implements Scenario {
         return b.compareTo(MIN_BOUND) < 0 ? MIN_BOUND : b;
     }
 
-    /** One measured run of one pool. */
+    /**
+     * One measured run of one pool; {@code warmUp} marks a pool's warm-up, kept only when it froze
+     * (for the report's freeze) and never one of the pool's rounds ({@link #measured}).
+     */
     record Run(
             Instant from,
             Instant to,
@@ -152,13 +155,23 @@ public final class PoolScenario implements Scenario {
             Freeze frozen,
             int carriersPeak,
             long gcMillis,
-            int carriersAtStart) {
+            int carriersAtStart,
+            boolean warmUp) {
 
         boolean isFrozen() {
             return frozen != null;
         }
 
+        /** This run as a pool's warm-up: kept to report its freeze, but no round of the pool's. */
+        Run asWarmUp() {
+            return copy(starvation, true);
+        }
+
         Run withStarvation(StarvationReport r) {
+            return copy(r, warmUp);
+        }
+
+        private Run copy(StarvationReport r, boolean warm) {
             return new Run(
                     from,
                     to,
@@ -173,7 +186,8 @@ public final class PoolScenario implements Scenario {
                     frozen,
                     carriersPeak,
                     gcMillis,
-                    carriersAtStart);
+                    carriersAtStart,
+                    warm);
         }
 
         double qps() {
@@ -380,7 +394,8 @@ public final class PoolScenario implements Scenario {
                 // cold (twice the CPU of its later rounds, its queries/s 1-2% lower: decision 0811).
                 Run warm = drive(b, Math.max(size * 4, threads / 4));
                 if (warm.isFrozen()) {
-                    runs.get(name).add(warm);
+                    // kept for the report's freeze, marked so that it is no round: round 1 stays the first round
+                    runs.get(name).add(warm.asWarmUp());
                     progressFrozen(ctx, "warm-up", warm);
                 }
             }
@@ -554,7 +569,8 @@ public final class PoolScenario implements Scenario {
                 f,
                 f.carriers(),
                 0,
-                0);
+                0,
+                false);
     }
 
     private Map<String, Run> coldStart(ScenarioContext ctx, String url) throws Exception {
@@ -776,7 +792,8 @@ public final class PoolScenario implements Scenario {
                 frozen,
                 carriersPeak,
                 gcMillis() - gc0,
-                carriersAtStart);
+                carriersAtStart,
+                false);
     }
 
     /** Milliseconds the JVM's collectors have spent so far (pauses and concurrent work, as each collector counts it). */
@@ -795,9 +812,14 @@ public final class PoolScenario implements Scenario {
         return Double.NaN;
     }
 
-    /** A pool's runs so far (none when it has not run). */
+    /** A pool's rounds so far (none when it has not run; a warm-up that froze is no round). */
     private static List<Run> steadyRuns(Map<String, List<Run>> runs, String name) {
-        return runs.getOrDefault(name, List.of());
+        return measured(runs.getOrDefault(name, List.of()));
+    }
+
+    /** The runs that are rounds: without a warm-up that froze, which {@code runs} keeps for its freeze. */
+    static List<Run> measured(List<Run> runs) {
+        return runs.stream().filter(r -> !r.warmUp()).toList();
     }
 
     /**
@@ -932,7 +954,7 @@ public final class PoolScenario implements Scenario {
                     .value(qps)
                     .limit(limit)
                     .better("higher")
-                    .rounds(each(rs, Run::qps))
+                    .rounds(each(measured(rs), Run::qps))
                     .extra("status", frozen == null ? "ok" : "frozen")
                     .extra("frozen", frozen == null ? null : frozen.summary())
                     .extra("frozen_sites", frozen == null ? null : frozen.sites())
@@ -949,9 +971,9 @@ public final class PoolScenario implements Scenario {
                     .extra("ratio_to_limit", qps / limit)
                     .extra(
                             "ratio_to_measured_limit",
-                            toMeasuredLimit(rs, steady.database()).isEmpty()
+                            toMeasuredLimit(measured(rs), steady.database()).isEmpty()
                                     ? null
-                                    : Stats.median(toMeasuredLimit(rs, steady.database())))
+                                    : Stats.median(toMeasuredLimit(measured(rs), steady.database())))
                     .extra("database_rounds", each(steady.database(), DatabaseAlone.Measured::limitQps))
                     .extra("wait_p50_ms", Stats.median(each(rs, r -> r.waitMs(0.50))))
                     .extra("wait_p99_ms", Stats.median(each(rs, r -> r.waitMs(0.99))))
@@ -1002,37 +1024,43 @@ public final class PoolScenario implements Scenario {
             List<double[]> overhead,
             List<Instant> pins,
             int jdk) {
-        List<Run> weft = steady.get("weft-pool");
-        List<Run> hikari = steady.get("hikaricp");
-        if (weft == null || hikari == null) {
+        List<Run> all = steady.get("weft-pool");
+        if (all == null || !steady.containsKey("hikaricp")) {
             ctx.note(
                     "goals not evaluated: weft-pool or HikariCP did not run (a variant before them froze the scheduler)");
             return;
         }
-        // The limit each round's machine gave, measured beside weft-pool (decision 0840): Little's law
-        // with the service time the database alone took, so a slower machine or database moves both.
-        ctx.goal("weft-pool reaches 0.95 of the limit")
-                .perRound(toMeasuredLimit(weft, database))
-                .atLeast(0.95)
-                .add();
-        // Both pools run at the limit, so "no worse" is judged within NO_WORSE_MARGIN (decision 0808).
-        ctx.goal(String.format(
-                        Locale.ROOT,
-                        "weft-pool's queries/s no worse than HikariCP's (>= %.2fx: both at the limit)",
-                        1 - NO_WORSE_MARGIN))
-                .pairedRatios(each(weft, Run::qps), each(hikari, Run::qps))
-                .atLeast(1 - NO_WORSE_MARGIN)
-                .add();
-        ctx.goal(String.format(
-                        Locale.ROOT,
-                        "weft-pool's p99 borrow wait no worse than HikariCP's (ratio <= %.2fx)",
-                        1 + NO_WORSE_MARGIN))
-                .pairedRatios(each(weft, r -> r.waitMs(0.99)), each(hikari, r -> r.waitMs(0.99)))
-                .atMost(1 + NO_WORSE_MARGIN)
-                .add();
+        // the rounds; a warm-up that froze counts for the pins and the episodes, not as a round
+        List<Run> weft = measured(all);
+        List<Run> hikari = measured(steady.get("hikaricp"));
+        if (weft.isEmpty() || hikari.isEmpty()) {
+            ctx.note("the ratio goals not evaluated: weft-pool or HikariCP froze in its warm-up and ran no round");
+        } else {
+            // The limit each round's machine gave, measured beside weft-pool (decision 0840): Little's law
+            // with the service time the database alone took, so a slower machine or database moves both.
+            ctx.goal("weft-pool reaches 0.95 of the limit")
+                    .perRound(toMeasuredLimit(weft, database))
+                    .atLeast(0.95)
+                    .add();
+            // Both pools run at the limit, so "no worse" is judged within NO_WORSE_MARGIN (decision 0808).
+            ctx.goal(String.format(
+                            Locale.ROOT,
+                            "weft-pool's queries/s no worse than HikariCP's (>= %.2fx: both at the limit)",
+                            1 - NO_WORSE_MARGIN))
+                    .pairedRatios(each(weft, Run::qps), each(hikari, Run::qps))
+                    .atLeast(1 - NO_WORSE_MARGIN)
+                    .add();
+            ctx.goal(String.format(
+                            Locale.ROOT,
+                            "weft-pool's p99 borrow wait no worse than HikariCP's (ratio <= %.2fx)",
+                            1 + NO_WORSE_MARGIN))
+                    .pairedRatios(each(weft, r -> r.waitMs(0.99)), each(hikari, r -> r.waitMs(0.99)))
+                    .atMost(1 + NO_WORSE_MARGIN)
+                    .add();
+        }
         ctx.goal("weft-pool pins no carrier (JDK " + jdk + ")")
                 .unit("pins")
-                .measured(pinsIn(pins, weft))
+                .measured(pinsIn(pins, all))
                 .atMost(0)
                 .add();
         if (cold.containsKey("weft-pool")) {
@@ -1056,7 +1084,7 @@ public final class PoolScenario implements Scenario {
         }
         ctx.goal("the starvation detector stays silent for weft-pool")
                 .unit("episodes")
-                .measured(episodes(weft))
+                .measured(episodes(all))
                 .atMost(0)
                 .add();
         if (overhead.isEmpty()) {

@@ -54,10 +54,22 @@ class PoolRoundsTest {
         assertEquals(1_800.0 / 1_900, ratios.get(1), 1e-12);
     }
 
+    @Test
+    void aWarmUpKeptForItsFreezeIsNoRound() {
+        // a pool whose warm-up froze keeps that run for the report; its first round must still pair
+        // with the database alone of round 1, not be shifted by one
+        List<PoolScenario.Run> runs = List.of(run(300).asWarmUp(), run(1_900), run(1_800));
+        List<DatabaseAlone.Measured> database =
+                List.of(new DatabaseAlone.Measured(20 / 1.95, 1_950), new DatabaseAlone.Measured(20 / 1.9, 1_900));
+        List<PoolScenario.Run> rounds = PoolScenario.measured(runs);
+        assertEquals(List.of(runs.get(1), runs.get(2)), rounds);
+        assertEquals(List.of(1_900.0 / 1_950, 1_800.0 / 1_900), PoolScenario.toMeasuredLimit(rounds, database));
+    }
+
     /** A steady run of {@code qps} queries in one second. */
     private static PoolScenario.Run run(long qps) {
         Instant now = Instant.now();
         return new PoolScenario.Run(
-                now, now, qps, 1.0, 0.1, new long[0], null, null, Double.NaN, Double.NaN, null, 2, 0, 2);
+                now, now, qps, 1.0, 0.1, new long[0], null, null, Double.NaN, Double.NaN, null, 2, 0, 2, false);
     }
 }
