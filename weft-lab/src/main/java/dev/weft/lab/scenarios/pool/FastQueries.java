@@ -25,10 +25,12 @@ import java.util.concurrent.atomic.LongAdder;
  * That rate is the limit; the goal is weft-pool at least 1.0x HikariCP's queries/s, paired per
  * round. Variants {@code weft-pool-fast} and {@code hikaricp-fast}.
  *
- * <p>Warm-up by time (decision 0820): slices of the database alone, weft-pool and HikariCP in
- * turn, {@code warm} in all, so that the JIT has compiled all three paths before anything is
- * measured (with 125 ms per path the rates still climbed for the first 3-4 rounds, 53k to 89k
- * queries/s, while the compilers ran beside them on the same 2 cores).
+ * <p>Warm-up until the JIT is quiet (decisions 0820, 0855): slices of weft-pool and HikariCP in
+ * turn, at least {@code warm}, then more while the compilers still take more than {@link #QUIET}
+ * of a cycle, up to 1.5 times {@code warm}: with 125 ms per path the rates still climbed for the
+ * first 3-4 rounds (53k to 89k queries/s) while the compilers ran beside them on the same 2 cores,
+ * and after a fixed 1.5 s HikariCP's first 2-4 rounds still ran at 0.56-0.82 of its later median in
+ * two idle runs of three. Each round's compile time is in the progress log and a note.
  *
  * <p>Rounds: many short paired rounds rather than few long ones (decision 0820). A round runs each
  * pool for two slices, in the order A B B A (B A A B in the next round), so that the pair shares
@@ -52,12 +54,13 @@ final class FastQueries {
     private FastQueries() {}
 
     /** Per round: the database's rate, and each pool's queries/s. */
-    record Result(List<Double> database, Map<String, List<Double>> pools) {}
+    record Result(List<Double> database, Map<String, List<Double>> pools, Warm warm, List<Double> jitMs) {}
 
     /**
      * Measures the database alone and both pools.
      *
-     * @param warm           the warm-up, in slices of the three in turn
+     * @param warm           the least warm-up, in slices of the two pools in turn; up to 1.5 times as
+     *                       long while the JIT still compiles
      * @param settle         the unmeasured start of each slice
      * @param slice          one slice's measured time; a round is four slices (six with the database)
      * @param databaseRounds how many of the first rounds also measure the database alone
@@ -76,6 +79,8 @@ final class FastQueries {
             Duration reserve)
             throws Exception {
         Map<String, Pools.ConnectionPool> open = new LinkedHashMap<>();
+        List<Double> jitMs = new ArrayList<>();
+        Warm warmed;
         Map<String, List<Double>> qps = new LinkedHashMap<>();
         List<Double> database = new ArrayList<>();
         List<Connection> direct = new ArrayList<>();
@@ -87,21 +92,16 @@ final class FastQueries {
                 open.put(name, Pools.open(name, url, size));
                 qps.put(name, new ArrayList<>());
             }
-            // Warm by time, the three in turn in short slices: connections opened, statements
-            // prepared, and each path compiled while the others' compilations run too.
+            // Warm the two pools in turn in short slices, until the JIT is quiet: connections opened,
+            // statements prepared, and each path compiled while the other's compilations run too.
             Duration warmSlice = slice.compareTo(Duration.ofMillis(50)) < 0 ? slice : Duration.ofMillis(50);
-            long warmEnd = System.nanoTime() + warm.toNanos();
-            do {
-                direct(direct, Duration.ZERO, warmSlice);
-                for (String name : POOLS) {
-                    drive(open.get(name), BORROWERS, Duration.ZERO, warmSlice);
-                }
-            } while (System.nanoTime() < warmEnd);
+            warmed = warmUp(open, direct, warm, warmSlice);
             Rounds rounds = ctx.rounds(minRounds, 2 * minRounds)
                     .reserve(reserve)
                     .watch(Goal.AT_LEAST, 1.0, qps.get("weft-pool"), qps.get("hikaricp"));
             while (rounds.another()) {
                 int r = rounds.count() - 1;
+                long jit0 = compilationMillis();
                 if (r < databaseRounds) {
                     database.add((direct(direct, settle, slice) + direct(direct, settle, slice)) / 2);
                 }
@@ -112,15 +112,17 @@ final class FastQueries {
                 for (String name : POOLS) {
                     qps.get(name).add(sum.get(name) / 2); // two slices of equal length: the mean rate
                 }
+                jitMs.add((double) (compilationMillis() - jit0));
                 ctx.progress(String.format(
                         Locale.ROOT,
                         "fast queries, round %d: weft-pool %,.0f, hikaricp %,.0f queries/s, ratio %.3f"
-                                + " (database alone %,.0f)",
+                                + " (database alone %,.0f; the JIT compiled for %.0f ms)",
                         r + 1,
                         qps.get("weft-pool").getLast(),
                         qps.get("hikaricp").getLast(),
                         qps.get("weft-pool").getLast() / qps.get("hikaricp").getLast(),
-                        database.getLast()));
+                        database.getLast(),
+                        jitMs.getLast()));
             }
         } finally {
             for (Pools.ConnectionPool p : open.values()) {
@@ -130,7 +132,55 @@ final class FastQueries {
                 c.close();
             }
         }
-        return new Result(database, qps);
+        return new Result(database, qps, warmed, jitMs);
+    }
+
+    /** The warm-up as it went: its length, and the JIT's compile time in its last cycle. */
+    record Warm(Duration took, long lastCycleJitMs, boolean quiet) {}
+
+    /**
+     * Warms both pools' paths until the JIT has gone quiet (decision 0855): cycles of two slices of
+     * each pool (A B B A, ~0.2 s), at least {@code warm} in all, then more while the last cycle's
+     * compilations took more than {@link #QUIET} of its time, up to {@code warm} x 1.5. The
+     * database alone gets one slice first (its statements prepared on the server); its loop is the
+     * same driver code the pools run, so the pools' cycles compile it too, and the warm-up's time
+     * goes to the pools' own paths: both pools wrap the prepared statement (HikariCP its result set
+     * too), code first used here, since the steady part runs plain statements.
+     */
+    static Warm warmUp(
+            Map<String, Pools.ConnectionPool> open, List<Connection> direct, Duration warm, Duration warmSlice)
+            throws Exception {
+        long start = System.nanoTime();
+        long min = start + warm.toNanos();
+        long max = start + warm.toNanos() * 3 / 2;
+        direct(direct, Duration.ZERO, warmSlice);
+        long cycleJit;
+        boolean quiet;
+        long now;
+        do {
+            long c0 = System.nanoTime();
+            long j0 = compilationMillis();
+            for (String name : slices(0)) {
+                drive(open.get(name), BORROWERS, Duration.ZERO, warmSlice);
+            }
+            now = System.nanoTime();
+            cycleJit = compilationMillis() - j0;
+            quiet = cycleJit <= QUIET * (now - c0) / 1e6;
+        } while (now < min || (!quiet && now < max));
+        return new Warm(Duration.ofNanos(now - start), cycleJit, quiet);
+    }
+
+    /**
+     * The share of a warm-up cycle's wall time the compilers may still take for the JIT to count
+     * as quiet: compile time is summed over the compiler threads, which share the 2 cores with the
+     * pools and the server.
+     */
+    static final double QUIET = 0.05;
+
+    /** The JIT compilers' total compile time so far, ms (0 where the JVM does not say). */
+    static long compilationMillis() {
+        java.lang.management.CompilationMXBean c = java.lang.management.ManagementFactory.getCompilationMXBean();
+        return c != null && c.isCompilationTimeMonitoringSupported() ? c.getTotalCompilationTime() : 0;
     }
 
     /**
@@ -155,6 +205,15 @@ final class FastQueries {
                 SQL,
                 size,
                 r.database().size()));
+        ctx.note(String.format(
+                Locale.ROOT,
+                "fast queries: warmed for %.2f s until the JIT was %s (%d ms of compiling in the last warm-up"
+                        + " cycle); the JIT compiled for %.0f ms per measured round (median), %.0f ms at most",
+                r.warm().took().toNanos() / 1e9,
+                r.warm().quiet() ? "quiet" : "past the cap, still compiling",
+                r.warm().lastCycleJitMs(),
+                r.jitMs().isEmpty() ? 0 : Stats.median(r.jitMs()),
+                r.jitMs().stream().mapToDouble(Double::doubleValue).max().orElse(0)));
         r.pools()
                 .forEach((name, rounds) -> ctx.variant(name + "-fast")
                         .unit("queries/s")
