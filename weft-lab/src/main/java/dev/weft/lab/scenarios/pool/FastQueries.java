@@ -157,6 +157,7 @@ final class FastQueries {
         long cycleJit;
         boolean quiet;
         long now;
+        long cycle;
         do {
             long c0 = System.nanoTime();
             long j0 = compilationMillis();
@@ -164,9 +165,11 @@ final class FastQueries {
                 drive(open.get(name), BORROWERS, Duration.ZERO, warmSlice);
             }
             now = System.nanoTime();
+            cycle = now - c0;
             cycleJit = compilationMillis() - j0;
-            quiet = cycleJit <= QUIET * (now - c0) / 1e6;
-        } while (now < min || (!quiet && now < max));
+            quiet = cycleJit <= QUIET * cycle / 1e6;
+            // past the least, another cycle only while the JIT compiles and one more fits before the cap
+        } while (now < min || (!quiet && now + cycle <= max));
         return new Warm(Duration.ofNanos(now - start), cycleJit, quiet);
     }
 
