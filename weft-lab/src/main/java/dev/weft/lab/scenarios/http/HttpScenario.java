@@ -204,11 +204,14 @@ public final class HttpScenario implements Scenario {
             List.of(NETTY_NOSLEEP, JETTY_NOSLEEP));
 
     /**
-     * Quick mode's slice for the @120 pair: five of the handler's ~50.5 ms round trips per
-     * connection (600 requests), which {@link SpanRate} turns into an exact rate (decision 0850);
+     * Quick mode's slice for the @120 pair: four of the handler's ~50.5 ms round trips per
+     * connection (~480 requests), which {@link SpanRate} turns into an exact rate (decision 0850);
      * the other pairs keep 400 ms.
      */
-    static final long IN_STEP_SLICE_MS = 250;
+    static final long IN_STEP_SLICE_MS = 200;
+
+    /** Quick mode's warm-up of the @120 pair, a side: three round trips (the servers were primed on /hello). */
+    static final long IN_STEP_WARMUP_MS = 150;
 
     /**
      * Whether the pair starting with {@code a} is the @120 one, whose 120 connections complete in
@@ -516,9 +519,9 @@ public final class HttpScenario implements Scenario {
             boolean ws = a.load() == Load.WS;
             boolean inStep = inStep(a);
             long sliceMs = inStep && ctx.mode() == Mode.QUICK ? IN_STEP_SLICE_MS : roundSliceMs;
-            // The @120 servers were primed on /hello just before; a quarter second settles the
-            // pair's own connections (five round trips) and leaves the budget to the rounds.
-            long pairWarmupMs = inStep ? warmupMs / 2 : warmupMs;
+            // The @120 servers were primed on /hello just before: three round trips settle the
+            // pair's own connections and leave the budget to the rounds.
+            long pairWarmupMs = inStep && ctx.mode() == Mode.QUICK ? IN_STEP_WARMUP_MS : warmupMs;
             Cut cut = cut(a);
             long settleMs = cut.settleMs();
             ctx.progress(a.name() + " and " + b.name() + ": " + describe(a) + ", " + rounds + "+ paired rounds of "
