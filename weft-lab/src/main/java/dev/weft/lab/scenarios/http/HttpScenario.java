@@ -46,7 +46,7 @@ import java.util.Optional;
  *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
  * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds) for
- * the single windows (h2c), at least 6 paired rounds of 400 ms slices (250 ms at 120 connections;
+ * the single windows (h2c), at least 6 paired rounds of 400 ms slices (200 ms at 120 connections;
  * without the sleep, each slice in 4 parts interleaved with the other side's, decision 0825), no
  * fixed pools (it fits 44 s on 2 cores, JVM starts included);
  * full 2 s of warm-up and 10 s measured, at least 8 paired rounds of 3 s slices, and the fixed pools
