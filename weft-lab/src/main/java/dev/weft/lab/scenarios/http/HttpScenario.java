@@ -511,7 +511,7 @@ public final class HttpScenario implements Scenario {
          * {@link #cut} gives (decision 0825), while the other's connections stay open and quiet. At least {@code rounds} rounds, up to twice as
          * many while a watched goal is inconclusive and the budget keeps what the scenario still
          * has to run after them (decision 0804). The @120 pair's rate is {@link SpanRate}'s, its
-         * slices shorter in quick mode and its warm-up half (decision 0850).
+         * slices and warm-up shorter in quick mode (decision 0850).
          */
         Map<String, Measured> slicedRounds(
                 Spec a, Helper serverA, Spec b, Helper serverB, int rounds, long roundSliceMs, List<Watch> watches)
