@@ -13,9 +13,8 @@
     explicit-arg           the context closed over and passed as an argument: the floor
     weft-context           a `defcontext` key bound with `with-context`, read with `@`
     weft-context-mdc       the same, plus a request id mirrored into the SLF4J MDC of every
-                           task by weft-slf4j (slf4j-simple with SLF4J's reference
-                           BasicMDCAdapter: slf4j-simple's own MDC keeps nothing; see
-                           dev.weft.lab.scenarios.context.SimpleLoggingWithMdc)
+                           task by weft-slf4j, with Logback's MDC (this JVM binds Logback,
+                           decision 0842)
   All but dynamic-var-1-binding run in that same loaded-code environment. Every variant is
   warmed up by time, then rounds run. A round interleaves the variants run by run: cycles in
   which every variant runs once, in a new random order each cycle, until the round has lasted
