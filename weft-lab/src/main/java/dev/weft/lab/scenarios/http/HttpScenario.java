@@ -204,9 +204,10 @@ public final class HttpScenario implements Scenario {
             List.of(NETTY_NOSLEEP, JETTY_NOSLEEP));
 
     /**
-     * Quick mode's slice for the @120 pair: four of the handler's ~50.5 ms round trips per
-     * connection (~480 requests), which {@link SpanRate} turns into an exact rate (decision 0850);
-     * the other pairs keep 400 ms.
+     * Quick mode's slice for the @120 pair: four of the handler's ~50.5 ms round trips, in which
+     * each connection completes three requests (~360 a side; the first comes a round trip after
+     * the slice opens), two whole cycles that {@link SpanRate} turns into an exact rate (decision
+     * 0850); the other pairs keep 400 ms.
      */
     static final long IN_STEP_SLICE_MS = 200;
 
