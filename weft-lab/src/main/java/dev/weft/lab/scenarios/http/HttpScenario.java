@@ -29,9 +29,10 @@ import java.util.Optional;
  * <p>Server JVMs (Jetty on 50 and on 4 threads in full mode, plain Jetty on virtual threads,
  * weft-ring) and one load-generator JVM are started with {@link ScenarioContext#startJvm};
  * everything listens and connects on 127.0.0.1 and every load window is bounded. weft-ring and plain
- * Jetty are measured alternately while both are up; at 1,000 connections, without the sleep and
- * for the WebSocket echo in paired rounds of alternating slices on connections kept open
- * ({@link PairedLoad}, decision 0815), so that drift on a shared machine hits both alike. For each variant:
+ * Jetty are measured alternately while both are up, in paired rounds of alternating slices on
+ * connections kept open ({@link PairedLoad}, decision 0815), so that drift on a shared machine hits
+ * both alike: at 120 connections (whose rate is {@link SpanRate}'s, free of the window's edges,
+ * decision 0850), at 1,000, without the sleep and for the WebSocket echo. For each variant:
  * requests (or messages) per second, latency, errors, and the server JVM's CPU time per request
  * (its CPU time during the window / requests completed). Before any variant, each server is primed
  * with one warm-up window of {@code /nosleep}, so that no variant pays for its JVM's first compiles,
@@ -44,9 +45,10 @@ import java.util.Optional;
  * ({@link PlainNetty}); references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
  *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
- * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds), at
- * least 6 paired rounds of 400 ms slices (without the sleep, each slice in 4 parts interleaved with the
- * other side's, decision 0825), no fixed pools (it fits 40 s on 2 cores, JVM starts included);
+ * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds) for
+ * the single windows (h2c), at least 6 paired rounds of 400 ms slices (200 ms at 120 connections;
+ * without the sleep, each slice in 4 parts interleaved with the other side's, decision 0825), no
+ * fixed pools (it fits 44 s on 2 cores, JVM starts included);
  * full 2 s of warm-up and 10 s measured, at least 8 paired rounds of 3 s slices, and the fixed pools
  * of 50 and 4 threads (the article's wrk run). Paired rounds always use the built-in generator.
  */
@@ -161,6 +163,11 @@ public final class HttpScenario implements Scenario {
 
     static final String RING_WS = "weft-ring-ws";
 
+    /** weft-ring@120's req/s over plain Jetty's, and over its limit (Little's law), at least. */
+    static final double RING_120_RATE_TARGET = 0.97;
+
+    static final double RING_120_LIMIT_TARGET = 0.97;
+
     /** weft-ring@1000's req/s over plain Jetty's, at least. */
     static final double RING_1000_RATE_TARGET = 0.95;
 
@@ -181,23 +188,48 @@ public final class HttpScenario implements Scenario {
      */
     static final List<String> REFERENCE_CORES = List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP);
 
+    static final String RING_120 = "weft-ring@120";
+    static final String JETTY_120 = "jetty-virtual@120";
+
     /**
      * The variants measured in paired rounds of alternating slices (decision 0815), weft-ring's
-     * first: at 1,000 connections, without the sleep, and the WebSocket echo.
+     * first: at 120 connections (decision 0850), at 1,000, without the sleep, and the WebSocket echo.
      */
     static final List<List<String>> PAIRS = List.of(
+            List.of(RING_120, JETTY_120),
             List.of("weft-ring@1000", "jetty-virtual@1000"),
             List.of("weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
             List.of("weft-ring-ws", "jetty-virtual-ws"),
             List.of(HELIDON_NOSLEEP, JETTY_NOSLEEP),
             List.of(NETTY_NOSLEEP, JETTY_NOSLEEP));
 
+    /**
+     * Quick mode's slice for the @120 pair: four of the handler's ~50.5 ms round trips, in which
+     * each connection completes three requests (~360 a side; the first comes a round trip after
+     * the slice opens), two whole cycles that {@link SpanRate} turns into an exact rate (decision
+     * 0850); the other pairs keep 400 ms.
+     */
+    static final long IN_STEP_SLICE_MS = 200;
+
+    /** Quick mode's warm-up of the @120 pair, a side: three round trips (the servers were primed on /hello). */
+    static final long IN_STEP_WARMUP_MS = 150;
+
+    /**
+     * Whether the pair starting with {@code a} is the @120 one, whose 120 connections complete in
+     * step (a burst every round trip of the 50 ms handler): its rate is {@link SpanRate}'s, free of
+     * the window's edges (decision 0850). The @1000 and no-sleep pairs keep completions / seconds,
+     * and report both figures per round ({@code requests_per_second_span_rounds}).
+     */
+    static boolean inStep(Spec a) {
+        return a.name().equals(RING_120);
+    }
+
     /** In the order they are reported (and measured, the no-sleep pair in rounds). */
     static final List<Spec> SPECS = List.of(
             new Spec("jetty-50-threads@120", Server.JETTY_50, 120, true, PUBLISHED_50_THREADS, Load.HTTP1, true),
             new Spec("jetty-4-threads@120", Server.JETTY_4, 120, true, null, Load.HTTP1, true),
-            new Spec("weft-ring@120", Server.WEFT_RING, 120, true, PUBLISHED_VIRTUAL, Load.HTTP1, false),
-            new Spec("jetty-virtual@120", Server.JETTY_VIRTUAL, 120, true, PUBLISHED_VIRTUAL, Load.HTTP1, false),
+            new Spec(RING_120, Server.WEFT_RING, 120, true, PUBLISHED_VIRTUAL, Load.HTTP1, false),
+            new Spec(JETTY_120, Server.JETTY_VIRTUAL, 120, true, PUBLISHED_VIRTUAL, Load.HTTP1, false),
             new Spec("weft-ring@1000", Server.WEFT_RING, 1000, true, null, Load.HTTP1, false),
             new Spec("jetty-virtual@1000", Server.JETTY_VIRTUAL, 1000, true, null, Load.HTTP1, false),
             new Spec(RING_NOSLEEP, Server.WEFT_RING, 120, false, null, Load.HTTP1, false),
@@ -225,7 +257,7 @@ public final class HttpScenario implements Scenario {
     @Override
     public void run(ScenarioContext ctx) throws Exception {
         long warmupMs = ctx.size(0, 500, 2_000);
-        // Quick mode's single windows (@120, h2c) measure 1 s: 2,400 requests at @120, and the
+        // Quick mode's single windows (h2c; the fixed pools in full mode) measure 1 s, and the
         // time saved pays for the paired slices below.
         long durationMs = ctx.size(300, 1_000, 10_000);
         // Paired rounds of alternating slices on connections kept open (decision 0815): at least
@@ -292,7 +324,7 @@ public final class HttpScenario implements Scenario {
                 for (Map.Entry<Server, Helper> e : servers.entrySet()) {
                     Optional<Spec> sleeping = specs.stream()
                             .filter(s -> s.paired() && s.sleeps() && s.server() == e.getKey())
-                            .findFirst();
+                            .max(java.util.Comparator.comparingInt(Spec::connections)); // @1000
                     if (sleeping.isPresent()) {
                         ctx.progress("priming " + e.getKey().kind + ": " + warmupMs + " ms of "
                                 + sleeping.get().path() + " at "
@@ -370,12 +402,33 @@ public final class HttpScenario implements Scenario {
         }
     }
 
-    /** A goal a pair's extra rounds watch: its direction, target and per-round figure (ratio a / b). */
-    record Watch(String direction, double target, java.util.function.Function<LoadResult, Double> figure) {}
+    /**
+     * A goal a pair's extra rounds watch: its direction, target and per-round figure, the ratio
+     * a / b, or a / {@code reference} when there is one (a limit, such as Little's law's).
+     */
+    record Watch(
+            String direction, double target, java.util.function.Function<LoadResult, Double> figure, Double reference) {
+        Watch(String direction, double target, java.util.function.Function<LoadResult, Double> figure) {
+            this(direction, target, figure, null);
+        }
+
+        /** Its per-round figures over the rounds so far (a round unreadable on either side left out). */
+        List<Double> perRound(List<LoadResult> a, List<LoadResult> b) {
+            List<Double> num = a.stream().map(figure).toList();
+            return reference == null
+                    ? ratios(num, b.stream().map(figure).toList())
+                    : ratios(num, java.util.Collections.nCopies(num.size(), reference));
+        }
+    }
 
     /** The goals judged on the pair that starts with {@code ring}, which its extra rounds watch. */
     static List<Watch> watches(Spec ring) {
         return switch (ring.name()) {
+            case RING_120 ->
+                List.of(
+                        new Watch(Goal.AT_LEAST, RING_120_RATE_TARGET, LoadResult::requestsPerSecond),
+                        new Watch(Goal.AT_LEAST, RING_120_LIMIT_TARGET, LoadResult::requestsPerSecond, little(120)),
+                        new Watch(Goal.AT_MOST, P99_TARGET, LoadResult::p99Ms));
             case "weft-ring@1000" ->
                 List.of(
                         new Watch(Goal.AT_LEAST, RING_1000_RATE_TARGET, LoadResult::requestsPerSecond),
@@ -458,12 +511,18 @@ public final class HttpScenario implements Scenario {
          * then measures a slice of {@code sliceMs} of each, the order alternating, in the parts
          * {@link #cut} gives (decision 0825), while the other's connections stay open and quiet. At least {@code rounds} rounds, up to twice as
          * many while a watched goal is inconclusive and the budget keeps what the scenario still
-         * has to run after them (decision 0804).
+         * has to run after them (decision 0804). The @120 pair's rate is {@link SpanRate}'s, its
+         * slices and warm-up shorter in quick mode (decision 0850).
          */
         Map<String, Measured> slicedRounds(
-                Spec a, Helper serverA, Spec b, Helper serverB, int rounds, long sliceMs, List<Watch> watches)
+                Spec a, Helper serverA, Spec b, Helper serverB, int rounds, long roundSliceMs, List<Watch> watches)
                 throws IOException, InterruptedException {
             boolean ws = a.load() == Load.WS;
+            boolean inStep = inStep(a);
+            long sliceMs = inStep && ctx.mode() == Mode.QUICK ? IN_STEP_SLICE_MS : roundSliceMs;
+            // The @120 servers were primed on /hello just before: three round trips settle the
+            // pair's own connections and leave the budget to the rounds.
+            long pairWarmupMs = inStep && ctx.mode() == Mode.QUICK ? IN_STEP_WARMUP_MS : warmupMs;
             Cut cut = cut(a);
             long settleMs = cut.settleMs();
             ctx.progress(a.name() + " and " + b.name() + ": " + describe(a) + ", " + rounds + "+ paired rounds of "
@@ -483,8 +542,8 @@ public final class HttpScenario implements Scenario {
                     Long.toString(serverB.process.pid()),
                     a.path(),
                     Integer.toString(ws ? sockets(a) : a.connections()),
-                    Long.toString(warmupMs)));
-            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * warmupMs + HANG_GUARD_MS));
+                    Long.toString(pairWarmupMs)));
+            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * pairWarmupMs + HANG_GUARD_MS));
             try {
                 // The candidate cores' pairs come last; their minimum rounds stay out of the extra ones.
                 long referencesAfter = specs(ctx.mode()).stream()
@@ -492,11 +551,11 @@ public final class HttpScenario implements Scenario {
                         .filter(s -> REFERENCE_CORES.indexOf(s.name()) > REFERENCE_CORES.indexOf(a.name()))
                         .count();
                 Duration references = Duration.ofMillis(referencesAfter
-                        * (2 * warmupMs + rounds * cut(spec(HELIDON_NOSLEEP)).roundMs(sliceMs)));
+                        * (2 * warmupMs + rounds * cut(spec(HELIDON_NOSLEEP)).roundMs(roundSliceMs)));
                 Rounds loop =
                         ctx.rounds(rounds, 2 * rounds).reserve(reserveAfter(a).plus(references));
                 for (Watch w : watches) {
-                    loop.watch(w.direction(), w.target(), () -> ratios(ra, rb, w.figure()));
+                    loop.watch(w.direction(), w.target(), () -> w.perRound(ra, rb));
                 }
                 // A void round (below) does not count; while none has counted, up to VOID_RETRIES more
                 // are run past the loop's own end, so that a smoke run's single round on a loaded
@@ -508,6 +567,9 @@ public final class HttpScenario implements Scenario {
                     PairedLoad.RoundResult r = Json.parse(
                             load.jvm.await(LoadMain.PAIR, Duration.ofMillis(cut.roundMs(sliceMs) + HANG_GUARD_MS)),
                             PairedLoad.RoundResult.class);
+                    if (inStep) {
+                        r = new PairedLoad.RoundResult(r.a().spanRated(), r.b().spanRated());
+                    }
                     if (r.a().requests() == 0 || r.b().requests() == 0) {
                         // Seen once at load average 15: neither the server nor the load JVM got a
                         // tick of CPU in the slice. A ratio over nothing says nothing; the round is void.
@@ -571,26 +633,38 @@ public final class HttpScenario implements Scenario {
             if (a.load() == Load.WS) {
                 return new Cut(1, slow);
             }
+            if (inStep(a)) {
+                // SpanRate starts at each connection's first completion: nothing to settle.
+                return new Cut(1, 0);
+            }
             return a.sleeps() ? new Cut(1, slow) : new Cut(4, 20);
         }
 
         /** One side of a pair: its rounds, its server's scheduler report, memory and extras. */
         private Measured side(boolean ws, Helper server, List<LoadResult> rounds)
                 throws IOException, InterruptedException {
-            return new Measured(
-                    rounds,
-                    server.report(),
-                    ws ? Map.of("message_bytes", 17) : allocExtra(server, rounds),
-                    server.memory());
+            Map<String, Object> extra = ws ? Map.of("message_bytes", 17) : allocExtra(server, rounds);
+            if (!ws) {
+                // Both rate estimators, round by round, whichever the goals read (decision 0850).
+                extra.put(
+                        "requests_per_second_count_rounds",
+                        rounds.stream().map(LoadResult::countRequestsPerSecond).toList());
+                extra.put(
+                        "requests_per_second_span_rounds",
+                        rounds.stream().map(LoadResult::spanRequestsPerSecond).toList());
+            }
+            return new Measured(rounds, server.report(), extra, server.memory());
         }
 
         /**
          * What the scenario runs after the pair starting with {@code a}, kept out of its extra
-         * rounds: after the 1,000-connection pair, the no-sleep pair's minimum, h2c and the
+         * rounds: after the 120-connection pair, the 1,000-connection pair's minimum and what
+         * follows it; after the 1,000-connection pair, the no-sleep pair's minimum, h2c and the
          * WebSocket pair; after the no-sleep pair, h2c and the WebSocket pair.
          */
         private Duration reserveAfter(Spec a) {
             return switch (a.name()) {
+                case RING_120 -> Duration.ofSeconds(34);
                 case "weft-ring@1000" -> Duration.ofSeconds(24);
                 case RING_NOSLEEP -> Duration.ofSeconds(14);
                 default -> Duration.ofSeconds(1);
@@ -629,13 +703,6 @@ public final class HttpScenario implements Scenario {
                     server.ask("alloc", " " + r.windowStartMs() + " " + r.windowEndMs(), HANG_GUARD_MS);
             long bytes = ((Number) answer.get("bytes")).longValue();
             return bytes < 0 ? null : (double) bytes / r.requests();
-        }
-
-        /** Per-round ratios a[i] / b[i] of one figure; a round whose figure is unreadable is left out. */
-        private static List<Double> ratios(
-                List<LoadResult> a, List<LoadResult> b, java.util.function.Function<LoadResult, Double> figure) {
-            return HttpScenario.ratios(
-                    a.stream().map(figure).toList(), b.stream().map(figure).toList());
         }
 
         LoadResult http1(Spec spec, Helper server, long warmup, long duration)
@@ -854,21 +921,23 @@ public final class HttpScenario implements Scenario {
 
     /** The goals, judged by the structured goal API (doc/results.md). */
     private static void goals(ScenarioContext ctx, Map<String, Measured> measured) {
-        double ring120 = measured.get("weft-ring@120").rate();
+        // Paired rounds with the edge-free rate (decision 0850): per round, weft-ring's rate over
+        // its limit and over plain Jetty's in the same round.
+        List<Double> ring120 = measured.get(RING_120).rates();
         goal(
                 ctx,
                 "weft-ring@120 at least 97% of its limit (Little's law: 120 connections / 50 ms = 2,400 req/s)",
-                List.of(ring120),
-                List.of(little(120)),
+                ring120,
+                java.util.Collections.nCopies(ring120.size(), little(120)),
                 true,
-                0.97);
+                RING_120_LIMIT_TARGET);
         goal(
                 ctx,
                 "weft-ring@120 at least 0.97x plain Jetty's req/s (jetty-virtual@120)",
-                List.of(ring120),
-                List.of(measured.get("jetty-virtual@120").rate()),
+                ring120,
+                measured.get(JETTY_120).rates(),
                 true,
-                0.97);
+                RING_120_RATE_TARGET);
         goal(
                 ctx,
                 "weft-ring@1000 at least 0.95x plain Jetty's req/s (jetty-virtual@1000)",

@@ -194,6 +194,9 @@ final class LoadGenerator {
         } else {
             pause();
         }
+        for (Worker w : workers) {
+            w.endPart(); // nothing writes the connections' spans now: the loops are paused or done
+        }
         return result(workers, measured.seconds(), measured.serverCpu(), measured.clientCpu())
                 .withWindow(measured.startEpochMs(), measured.endEpochMs());
     }
@@ -286,6 +289,12 @@ final class LoadGenerator {
             at += w.latencyCount;
         }
         Arrays.sort(latencies);
+        List<SpanRate.Conn> spans = new ArrayList<>();
+        for (Worker w : workers) {
+            for (Conn c : w.all) {
+                spans.add(c.span);
+            }
+        }
         return new LoadResult(
                 "built-in",
                 plan.connections(),
@@ -301,7 +310,10 @@ final class LoadGenerator {
                 timeouts,
                 non2xx,
                 serverCpu,
-                clientCpu);
+                clientCpu,
+                null,
+                null,
+                SpanRate.rate(spans));
     }
 
     /** The {@code p} quantile of sorted nanosecond latencies, in milliseconds, or null when there are none. */
@@ -324,25 +336,37 @@ final class LoadGenerator {
 
         /** The resumes this thread has acted on. */
         int resumed;
+        /** Its connections, made here so that the measuring thread reads their spans after a part. */
+        final List<Conn> all = new ArrayList<>();
 
         Worker(int connections) throws IOException {
             this.selector = Selector.open();
             this.connections = connections;
+            for (int i = 0; i < connections; i++) {
+                all.add(new Conn());
+            }
         }
 
         /** Zeroes the figures, before a measured window. */
         void reset() {
             latencyCount = 0;
             completed = non2xx = connectErrors = readErrors = writeErrors = timeouts = 0;
+            for (Conn c : all) {
+                c.span.reset();
+            }
+        }
+
+        /** Ends a measured part on every connection ({@link SpanRate.Conn#endPart()}). */
+        void endPart() {
+            for (Conn c : all) {
+                c.span.endPart();
+            }
         }
 
         @Override
         public void run() {
-            List<Conn> all = new ArrayList<>();
             try {
-                for (int i = 0; i < connections; i++) {
-                    Conn c = new Conn();
-                    all.add(c);
+                for (Conn c : all) {
                     open(c);
                 }
                 while (phase != PHASE_DONE) {
@@ -505,6 +529,7 @@ final class LoadGenerator {
                     latencies = Arrays.copyOf(latencies, latencyCount * 2);
                 }
                 latencies[latencyCount++] = latency;
+                c.span.completed(now);
             }
             c.in.clear();
             lost(c); // answered
@@ -547,6 +572,8 @@ final class LoadGenerator {
         long sentAt;
         /** Open and waiting for a resume to send (the loops were paused). */
         boolean idle;
+        /** Its completions in the measured parts, for the edge-free rate (decision 0850). */
+        final SpanRate.Conn span = new SpanRate.Conn();
     }
 
     /** A complete response's status and whether the server closes the connection after it. */

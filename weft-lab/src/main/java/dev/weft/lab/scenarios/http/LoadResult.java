@@ -21,6 +21,9 @@ package dev.weft.lab.scenarios.http;
  * @param windowStartMs     when the measured window opened (epoch milliseconds), or null: the server JVM
  *                          reads its allocated bytes over the window from these bounds
  * @param windowEndMs       when it closed (epoch milliseconds), or null
+ * @param spanRequestsPerSecond the built-in generator's rate without the window's edges ({@link SpanRate}:
+ *                          per connection, its completions after the first over the time from its first to
+ *                          its last, summed), or null (other tools, or no connection completed twice)
  */
 record LoadResult(
         String generator,
@@ -39,9 +42,10 @@ record LoadResult(
         Double serverCpuSeconds,
         Double clientCpuSeconds,
         Long windowStartMs,
-        Long windowEndMs) {
+        Long windowEndMs,
+        Double spanRequestsPerSecond) {
 
-    /** A result without the window's wall-clock bounds. */
+    /** A result without the window's wall-clock bounds nor the edge-free rate (wrk's, h2load's, ...). */
     LoadResult(
             String generator,
             int connections,
@@ -75,17 +79,30 @@ record LoadResult(
                 serverCpuSeconds,
                 clientCpuSeconds,
                 null,
+                null,
                 null);
     }
 
     /** This result with the measured window's wall-clock bounds (epoch milliseconds). */
     LoadResult withWindow(long startMs, long endMs) {
+        return copy(requestsPerSecond, startMs, endMs);
+    }
+
+    /**
+     * This result with {@link #spanRequestsPerSecond} as its {@code requestsPerSecond} (decision
+     * 0850), for loads whose connections complete in step; unchanged when it has none.
+     */
+    LoadResult spanRated() {
+        return spanRequestsPerSecond == null ? this : copy(spanRequestsPerSecond, windowStartMs, windowEndMs);
+    }
+
+    private LoadResult copy(double rate, Long startMs, Long endMs) {
         return new LoadResult(
                 generator,
                 connections,
                 requests,
                 seconds,
-                requestsPerSecond,
+                rate,
                 p50Ms,
                 p99Ms,
                 maxMs,
@@ -97,7 +114,13 @@ record LoadResult(
                 serverCpuSeconds,
                 clientCpuSeconds,
                 startMs,
-                endMs);
+                endMs,
+                spanRequestsPerSecond);
+    }
+
+    /** Completions over the window's seconds, whatever {@link #requestsPerSecond} holds. */
+    double countRequestsPerSecond() {
+        return seconds > 0 ? requests / seconds : 0;
     }
 
     /** Socket errors and timeouts together, as wrk's "Socket errors" line counts them. */

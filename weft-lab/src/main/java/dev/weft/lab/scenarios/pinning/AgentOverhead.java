@@ -22,8 +22,9 @@ import java.util.Optional;
  * alternates (off-on, on-off, ...) so that drift cancels out; its ratio is the block with the
  * agent's throughput over the block without's (each its operations over their summed time). Two
  * JVMs run {@value #PAIRS_PER_JVMS} pairs, then two new ones take over. The goal is judged on the
- * pairs' ratios: at least 9 in quick mode (the sign test's 96.1%), more while the goal is inconclusive and the budget
- * allows (decisions 0809, 0830). A JVM per block, as before 0830, put a JVM start, a warm-up and
+ * pairs' ratios: at least 30 in quick mode, more while the goal is inconclusive and the budget
+ * allows (decisions 0809, 0830); a block is 4 operations, ~50 ms (decision 0845: many short
+ * pairs narrow the median's interval more than a few long ones from the same operations). A JVM per block, as before 0830, put a JVM start, a warm-up and
  * a second of the machine's drift between a pair's two blocks.
  */
 public final class AgentOverhead {
@@ -59,14 +60,16 @@ public final class AgentOverhead {
     }
 
     /**
-     * Runs the pairs: smoke 1 pair of blocks of 2 operations; quick 9-40 pairs of blocks of 16
-     * operations, full 16-48 pairs of blocks of 40 (decision 0830). A pair is one block in a JVM
+     * Runs the pairs: smoke 1 pair of blocks of 2 operations; quick 30-120 pairs of blocks of 4
+     * operations, full 64-192 pairs of blocks of 10 ({@link Plan}, decision 0845). A pair is one block in a JVM
      * without the agent and one in a JVM with it, run back to back in an order that alternates
      * (off-on, on-off, ...); the two JVMs live for {@link #PAIRS_PER_JVMS} pairs, then a new two
      * take over, so that what one JVM differs from another is spread over several JVMs.
      */
     static Result measure(ScenarioContext ctx, int threads, Path agent) throws Exception {
-        int ops = ctx.size(2, 16, 40);
+        Plan plan = Plan.of(ctx);
+        int ops = plan.ops();
+        int pairsPerJvms = plan.pairsPerJvms();
         // By time: the JIT's compilations and the carriers' start make a young JVM's operations
         // vary twice as much as a warm one's (decision 0810); the two JVMs warm up at once.
         int warmupMs = ctx.size(0, 700, 2_000);
@@ -74,22 +77,22 @@ public final class AgentOverhead {
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
         List<Double> pairRatios = new ArrayList<>();
-        Rounds pairs = ctx.rounds(ctx.size(1, 9, 16), ctx.size(1, 40, 48))
+        Rounds pairs = ctx.rounds(plan.minPairs(), plan.maxPairs())
                 .reserve(Duration.ofSeconds(1))
                 .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
         ChildJvm[] jvms = null; // without, with
         try {
             while (pairs.another()) {
                 int pair = pairs.count() - 1;
-                if (pair % PAIRS_PER_JVMS == 0) {
+                if (pair % pairsPerJvms == 0) {
                     stop(jvms);
                     jvms = null;
-                    jvms = start(ctx, pair / PAIRS_PER_JVMS, threads, warmupMs, agent);
+                    jvms = start(ctx, pair / pairsPerJvms, threads, warmupMs, agent);
                     // One unmeasured block in each, one after the other: on JDK 25 the first block
                     // after the JVMs' joint warm-up ran 10-17% slow (the other JVM still compiling),
                     // a 0.83x or 1.13x first pair in every new two (decision 0830).
                     for (ChildJvm jvm : jvms) {
-                        block(jvm, ops);
+                        block(jvm, plan.settleOps());
                     }
                 }
                 double[] figures = new double[2]; // without, with
@@ -112,11 +115,35 @@ public final class AgentOverhead {
     }
 
     /**
-     * How many pairs of blocks two JVMs run before a new two replace them: a start and warm-up
-     * (~1.3 s for the two) per 3 pairs (~1.3 s), so that the pairs' ratios of a run come from at
-     * least 3 pairs of JVMs (decision 0830).
+     * How many pairs of blocks two JVMs run before a new two replace them: a start, warm-up and
+     * unmeasured block (~1.9 s for the two) per 10 pairs (~1 s), so that the fewest pairs of a
+     * quick run come from 3 twos of JVMs (decisions 0830, 0845).
      */
-    static final int PAIRS_PER_JVMS = 3;
+    static final int PAIRS_PER_JVMS = 10;
+
+    /**
+     * The sizes of a run (decision 0845).
+     *
+     * @param ops          operations per measured block: 4 in quick mode (~50 ms, two of the
+     *                     canary's 20 ms periods and more), so that a slow operation makes one stray
+     *                     pair, which the median passes over, rather than a slower block in every pair
+     * @param settleOps    operations of the unmeasured block each new JVM runs first (decision 0830)
+     * @param minPairs     the fewest pairs
+     * @param maxPairs     the most pairs, while the goal is inconclusive and the budget allows
+     * @param pairsPerJvms pairs per two JVMs
+     */
+    record Plan(int ops, int settleOps, int minPairs, int maxPairs, int pairsPerJvms) {
+
+        /** The plan of the context's mode: smoke 1 pair of 2 operations a block; quick 30-120 pairs of 4; full 64-192 of 10. */
+        static Plan of(ScenarioContext ctx) {
+            return new Plan(
+                    ctx.size(2, 4, 10),
+                    ctx.size(2, 16, 40),
+                    ctx.size(1, 30, 64),
+                    ctx.size(1, 120, 192),
+                    PAIRS_PER_JVMS);
+        }
+    }
 
     /** The tag of the message a child sends when it has warmed up and waits for blocks. */
     static final String READY = "ready";

@@ -362,7 +362,7 @@ public final class PinningScenario implements Scenario {
             whileStopping(pins.startMonitor(), op);
             iteration(Duration.ZERO, op);
             // Keeps time for the rest of the scenario: on an idle machine the variants ~3 s, the
-            // assertions and carrier tuning ~3.5 s, the agent's 9 pairs of blocks ~8 s.
+            // assertions and carrier tuning ~3.5 s, the agent's 30 pairs of blocks ~8.5 s.
             Rounds pairs = ctx.rounds(minPairs, maxPairs)
                     .reserve(Duration.ofSeconds(ctx.size(0, 16, 120)))
                     .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));

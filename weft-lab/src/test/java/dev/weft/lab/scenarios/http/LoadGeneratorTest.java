@@ -50,6 +50,8 @@ class LoadGeneratorTest {
         assertNotNull(r.p50Ms());
         assertTrue(r.p50Ms() <= r.p99Ms() && r.p99Ms() <= r.maxMs(), "percentiles in order: " + r);
         assertEquals(r.requests() / r.seconds(), r.requestsPerSecond(), 1e-6);
+        assertNotNull(r.spanRequestsPerSecond(), "the edge-free rate of a window with completions (SpanRate)");
+        assertTrue(r.spanRequestsPerSecond() > 0, "edge-free rate: " + r);
         assertNotNull(r.serverCpuUsPerRequest(), "the CPU time of a live process is readable");
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.weft.lab.ChildJvm;
+import dev.weft.lab.Confidence;
 import dev.weft.lab.Mode;
 import dev.weft.lab.ScenarioContext;
 import dev.weft.pin.PinMonitor;
@@ -62,6 +63,24 @@ class OverheadPairsTest {
             assertTrue(child.tail().contains("expected \"block <operations>\", got \"run 3\""), child.tail());
         } finally {
             child.stop();
+        }
+    }
+
+    @Test
+    void agentBlocksHoldTwoCanaryPeriodsAndTheFewestPairsDecideAtNinetyFivePercentFromThreeTwosOfJvms(
+            @TempDir Path dir) {
+        for (Mode mode : List.of(Mode.QUICK, Mode.FULL)) {
+            AgentOverhead.Plan plan = AgentOverhead.Plan.of(new ScenarioContext(
+                    mode, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), dir));
+            // The agent's canary wakes every 20 ms (its default threshold); an operation sleeps 10 ms
+            // and takes ~12 ms: a shorter block would sample the canary's phase (decision 0845).
+            assertTrue(plan.ops() * PinningScenario.IO_MILLIS >= 2 * 20, mode + ": " + plan);
+            assertTrue(plan.minPairs() > 2 * plan.pairsPerJvms(), mode + ": at least 3 twos of JVMs, " + plan);
+            assertTrue(plan.maxPairs() > plan.minPairs(), mode + ": room for more pairs, " + plan);
+            List<Double> fewest = java.util.Collections.nCopies(plan.minPairs(), 1.0);
+            assertTrue(Confidence.median(fewest).level() >= Confidence.LEVEL, mode + ": " + plan);
+            // The unmeasured block a new two runs first stays as long as decision 0830's.
+            assertTrue(plan.settleOps() >= 16, mode + ": " + plan);
         }
     }
 
