@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Warm-up until the JIT is quiet (decisions 0820, 0855): slices of weft-pool and HikariCP in
  * turn, at least {@code warm}, then more while the compilers still take more than {@link #QUIET}
- * of a cycle, up to 1.5 times {@code warm}: with 125 ms per path the rates still climbed for the
+ * of a cycle, up to 4/3 of {@code warm}: with 125 ms per path the rates still climbed for the
  * first 3-4 rounds (53k to 89k queries/s) while the compilers ran beside them on the same 2 cores,
  * and after a fixed 1.5 s HikariCP's first 2-4 rounds still ran at 0.56-0.82 of its later median in
  * two idle runs of three. Each round's compile time is in the progress log and a note.
@@ -59,7 +59,7 @@ final class FastQueries {
     /**
      * Measures the database alone and both pools.
      *
-     * @param warm           the least warm-up, in slices of the two pools in turn; up to 1.5 times as
+     * @param warm           the least warm-up, in slices of the two pools in turn; up to 4/3 as
      *                       long while the JIT still compiles
      * @param settle         the unmeasured start of each slice
      * @param slice          one slice's measured time; a round is four slices (six with the database)
@@ -141,7 +141,7 @@ final class FastQueries {
     /**
      * Warms both pools' paths until the JIT has gone quiet (decision 0855): cycles of two slices of
      * each pool (A B B A, ~0.2 s), at least {@code warm} in all, then more while the last cycle's
-     * compilations took more than {@link #QUIET} of its time, up to {@code warm} x 1.5. The
+     * compilations took more than {@link #QUIET} of its time, up to {@code warm} x 4/3. The
      * database alone gets one slice first (its statements prepared on the server); its loop is the
      * same driver code the pools run, so the pools' cycles compile it too, and the warm-up's time
      * goes to the pools' own paths: both pools wrap the prepared statement (HikariCP its result set
@@ -152,7 +152,7 @@ final class FastQueries {
             throws Exception {
         long start = System.nanoTime();
         long min = start + warm.toNanos();
-        long max = start + warm.toNanos() * 3 / 2;
+        long max = start + warm.toNanos() * 4 / 3;
         direct(direct, Duration.ZERO, warmSlice);
         long cycleJit;
         boolean quiet;

@@ -274,9 +274,9 @@ public final class PoolScenario implements Scenario {
             List<double[]> overhead = List.of();
             FastQueries.Result fast = null;
             if (steady.unrecovered() == null) {
-                // quick: 1.2-1.8 s of warm-up, until the JIT is quiet (decision 0855), then at least 14
+                // quick: 1.2-1.6 s of warm-up, until the JIT is quiet (decision 0855), then at least 14
                 // rounds of 4 slices of 20 + 55 ms (the first 3 with the database alone for 2 more) after
-                // 3 x 20 connections opened: ~6.5-7.1 s (decision 0820)
+                // 3 x 20 connections opened: ~6.5-6.9 s (decision 0820)
                 fast = FastQueries.run(
                         ctx,
                         pg.url,
