@@ -163,9 +163,10 @@ public final class HttpScenario implements Scenario {
 
     static final String RING_WS = "weft-ring-ws";
 
-    /** weft-ring@120's req/s over plain Jetty's, and over its limit (Little's law), at least. */
+    /** weft-ring@120's req/s over plain Jetty's, at least. */
     static final double RING_120_RATE_TARGET = 0.97;
 
+    /** weft-ring@120's req/s over its limit (Little's law: 120 connections / 50 ms), at least. */
     static final double RING_120_LIMIT_TARGET = 0.97;
 
     /** weft-ring@1000's req/s over plain Jetty's, at least. */

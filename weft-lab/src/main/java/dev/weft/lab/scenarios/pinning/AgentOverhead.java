@@ -69,7 +69,6 @@ public final class AgentOverhead {
     static Result measure(ScenarioContext ctx, int threads, Path agent) throws Exception {
         Plan plan = Plan.of(ctx);
         int ops = plan.ops();
-        int pairsPerJvms = plan.pairsPerJvms();
         // By time: the JIT's compilations and the carriers' start make a young JVM's operations
         // vary twice as much as a warm one's (decision 0810); the two JVMs warm up at once.
         int warmupMs = ctx.size(0, 700, 2_000);
@@ -84,10 +83,10 @@ public final class AgentOverhead {
         try {
             while (pairs.another()) {
                 int pair = pairs.count() - 1;
-                if (pair % pairsPerJvms == 0) {
+                if (pair % PAIRS_PER_JVMS == 0) {
                     stop(jvms);
                     jvms = null;
-                    jvms = start(ctx, pair / pairsPerJvms, threads, warmupMs, agent);
+                    jvms = start(ctx, pair / PAIRS_PER_JVMS, threads, warmupMs, agent);
                     // One unmeasured block in each, one after the other: on JDK 25 the first block
                     // after the JVMs' joint warm-up ran 10-17% slow (the other JVM still compiling),
                     // a 0.83x or 1.13x first pair in every new two (decision 0830).
@@ -130,18 +129,12 @@ public final class AgentOverhead {
      * @param settleOps    operations of the unmeasured block each new JVM runs first (decision 0830)
      * @param minPairs     the fewest pairs
      * @param maxPairs     the most pairs, while the goal is inconclusive and the budget allows
-     * @param pairsPerJvms pairs per two JVMs
      */
-    record Plan(int ops, int settleOps, int minPairs, int maxPairs, int pairsPerJvms) {
+    record Plan(int ops, int settleOps, int minPairs, int maxPairs) {
 
         /** The plan of the context's mode: smoke 1 pair of 2 operations a block; quick 30-120 pairs of 4; full 64-192 of 10. */
         static Plan of(ScenarioContext ctx) {
-            return new Plan(
-                    ctx.size(2, 4, 10),
-                    ctx.size(2, 16, 40),
-                    ctx.size(1, 30, 64),
-                    ctx.size(1, 120, 192),
-                    PAIRS_PER_JVMS);
+            return new Plan(ctx.size(2, 4, 10), ctx.size(2, 16, 40), ctx.size(1, 30, 64), ctx.size(1, 120, 192));
         }
     }
 

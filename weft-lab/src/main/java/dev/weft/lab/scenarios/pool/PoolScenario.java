@@ -949,6 +949,7 @@ public final class PoolScenario implements Scenario {
                                 : " (thread dump: " + frozen.dump().getFileName() + ")"));
             }
             List<Run> timed = rs.stream().filter(r -> r.scheduler() != null).toList();
+            List<Double> ofMeasuredLimit = toMeasuredLimit(measured(rs), steady.database());
             ScenarioContext.VariantBuilder v = ctx.variant(name + suffix)
                     .unit("queries/s")
                     .value(qps)
@@ -969,11 +970,7 @@ public final class PoolScenario implements Scenario {
                                     .orElse(0))
                     .extra("connections", size)
                     .extra("ratio_to_limit", qps / limit)
-                    .extra(
-                            "ratio_to_measured_limit",
-                            toMeasuredLimit(measured(rs), steady.database()).isEmpty()
-                                    ? null
-                                    : Stats.median(toMeasuredLimit(measured(rs), steady.database())))
+                    .extra("ratio_to_measured_limit", ofMeasuredLimit.isEmpty() ? null : Stats.median(ofMeasuredLimit))
                     .extra("database_rounds", each(steady.database(), DatabaseAlone.Measured::limitQps))
                     .extra("wait_p50_ms", Stats.median(each(rs, r -> r.waitMs(0.50))))
                     .extra("wait_p99_ms", Stats.median(each(rs, r -> r.waitMs(0.99))))

@@ -75,7 +75,7 @@ class OverheadPairsTest {
             // The agent's canary wakes every 20 ms (its default threshold); an operation sleeps 10 ms
             // and takes ~12 ms: a shorter block would sample the canary's phase (decision 0845).
             assertTrue(plan.ops() * PinningScenario.IO_MILLIS >= 2 * 20, mode + ": " + plan);
-            assertTrue(plan.minPairs() > 2 * plan.pairsPerJvms(), mode + ": at least 3 twos of JVMs, " + plan);
+            assertTrue(plan.minPairs() > 2 * AgentOverhead.PAIRS_PER_JVMS, mode + ": at least 3 twos of JVMs, " + plan);
             assertTrue(plan.maxPairs() > plan.minPairs(), mode + ": room for more pairs, " + plan);
             List<Double> fewest = java.util.Collections.nCopies(plan.minPairs(), 1.0);
             assertTrue(Confidence.median(fewest).level() >= Confidence.LEVEL, mode + ": " + plan);
