@@ -7,13 +7,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongSupplier;
 
 /**
  * The stacks of the virtual threads that hold the carriers, taken while a starvation episode is
- * going on: a platform thread watches the canary and, once it is overdue by the threshold, writes
- * a JSON thread dump ({@link ThreadDump}, which lists virtual threads) and keeps the stacks of the virtual threads that were on a carrier.
+ * going on: once the canary has waited for the threshold, the detector's clock calls
+ * {@link #dump()}, which writes a JSON thread dump ({@link ThreadDump}, which lists virtual
+ * threads) and keeps the stacks of the virtual threads that were on a carrier. No thread of its
+ * own: until decision 0856 one polled the canary every half period, 100 wake-ups a second at the
+ * agent's 20 ms.
  *
  * <p>For JDK 21-23, where JFR takes no execution samples of virtual threads: a dump costs
  * hundreds of milliseconds of one core (measured here: 140-600 ms with a few hundred threads), so
@@ -28,46 +29,24 @@ import java.util.function.LongSupplier;
 final class DumpStacks implements StackSource {
 
     private final Path folder;
-    private final LongSupplier overdueSince;
-    private final long threshold;
-    private final long period;
     private final SampleWindow samples = new SampleWindow(java.time.Duration.ofSeconds(10));
-    private final Thread thread;
-    private volatile boolean running = true;
     private volatile boolean dumping;
 
-    /**
-     * @param overdueSince the {@link System#nanoTime()} at which the canary became due and has not
-     *                     run since, or {@link Long#MAX_VALUE} when it is not waiting
-     */
-    DumpStacks(LongSupplier overdueSince, long thresholdNanos, long periodNanos) throws IOException {
+    DumpStacks() throws IOException {
         // Fails here, not at the first episode, when the runtime has no jdk.management module.
         ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
         this.folder = Files.createTempDirectory("weft-starvation-");
-        this.overdueSince = overdueSince;
-        this.threshold = thresholdNanos;
-        this.period = periodNanos;
-        this.thread =
-                Thread.ofPlatform().name("weft-starvation-stacks").daemon(true).start(this::watch);
     }
 
-    private void watch() {
-        long dumpedFor = Long.MIN_VALUE;
-        while (running) {
-            LockSupport.parkNanos(this, Math.max(1_000_000L, period / 2));
-            long due = overdueSince.getAsLong();
-            if (due == Long.MAX_VALUE || due == dumpedFor || System.nanoTime() - due < threshold || !running) {
-                continue;
-            }
-            dumpedFor = due;
-            dumping = true;
-            try {
-                add(Instant.now(), mounted());
-            } catch (IOException | RuntimeException failed) {
-                // no stacks for this episode; it is still timed
-            } finally {
-                dumping = false;
-            }
+    /** Takes the stacks of the virtual threads on a carrier now; called by one thread, the detector's clock. */
+    void dump() {
+        dumping = true;
+        try {
+            add(Instant.now(), mounted());
+        } catch (IOException | RuntimeException failed) {
+            // no stacks for this episode; it is still timed
+        } finally {
+            dumping = false;
         }
     }
 
@@ -98,16 +77,12 @@ final class DumpStacks implements StackSource {
         return samples.between(from, to);
     }
 
+    /** Deletes the dumps' folder; the detector calls it once its clock has ended. */
     @Override
     public void close() {
-        running = false;
-        LockSupport.unpark(thread);
         try {
-            thread.join(java.time.Duration.ofSeconds(5));
             Files.deleteIfExists(folder.resolve("threads.json"));
             Files.deleteIfExists(folder);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } catch (IOException e) {
             // a temporary folder left behind; nothing else to do
         }

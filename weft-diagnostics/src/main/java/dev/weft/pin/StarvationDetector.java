@@ -20,16 +20,17 @@ import org.jetbrains.annotations.Blocking;
  * because every carrier is kept busy (a {@code Thread.yield} or busy-wait loop, CPU-heavy tasks,
  * pinning), on any JDK from 21.
  *
- * <p>How: a canary virtual thread sleeps for {@code period} again and again. When it wakes up, it
- * is queued to the scheduler like any other virtual thread; how late it then runs is the
- * scheduling delay every ready virtual thread is suffering. A delay of at least {@code threshold}
- * is a starvation episode. Each episode names what held the carriers, aggregated by site (the top
+ * <p>How: a canary virtual thread waits, and a platform thread of the detector (its clock) wakes
+ * it every {@code period}. Woken, it is queued to the scheduler like any other virtual thread;
+ * how late it then runs is the scheduling delay every ready virtual thread is suffering. A delay
+ * of at least {@code threshold} is a starvation episode. (Until decision 0856 the canary slept on
+ * a timer of its own beside a platform thread that only timed itself: twice the wake-ups.) Each episode names what held the carriers, aggregated by site (the top
  * frames below the virtual-thread machinery) as the pin monitor aggregates pins: on JDK 24 and
  * later from JFR execution samples of virtual threads kept while the detector runs; on JDK 21-23,
  * whose JFR takes none of virtual threads, from a JSON thread dump
- * ({@code HotSpotDiagnosticMXBean.dumpThreads}, which lists virtual threads) that a platform
- * thread takes once per episode, while the canary is still waiting, keeping the virtual threads
- * that were on a carrier.
+ * ({@code HotSpotDiagnosticMXBean.dumpThreads}, which lists virtual threads) that the clock
+ * takes once per episode, when the canary has waited for {@code threshold}, keeping the virtual
+ * threads that were on a carrier.
  *
  * <pre>{@code
  * try (StarvationDetector d = StarvationDetector.builder().threshold(Duration.ofMillis(20)).start()) {
@@ -48,15 +49,17 @@ import org.jetbrains.annotations.Blocking;
  * runtime has neither JFR on 24+ nor the {@code jdk.management} module on 21-23, or
  * {@link Builder#sampleStacks} is off) every late canary counts, without sites.
  *
- * <p>A busy machine delays every thread, not only virtual ones: a platform thread of the detector
- * wakes on the same period, and its own lateness over the canary's wait (the operating system's
- * share) is subtracted, so that what is reported is the wait for a carrier.
+ * <p>A busy machine delays every thread, not only virtual ones: the canary's wait counts from the
+ * moment the clock woke it, so the clock's own lateness is never in it, and the clock's lateness
+ * on its ticks during the canary's wait (the operating system's share) is subtracted, so that
+ * what is reported is the wait for a carrier.
  *
- * <p>Cost: two wake-ups per {@code period} and, on JDK 24+, JFR execution sampling of running
- * threads every {@code samplePeriod} (measured by the lab's {@code pool} scenario on a workload
- * that never starves; starting the JFR recording takes a moment of CPU once); on JDK 21-23 a
- * third wake-up per {@code period} and, only during an episode, one thread dump (hundreds of
- * milliseconds of one core with thousands of virtual threads).
+ * <p>Cost: per {@code period}, the clock's wake-up and a carrier's to run the canary (no timer of
+ * the scheduler's) and, on JDK 24+, JFR execution sampling of running threads every
+ * {@code samplePeriod} (measured by the lab's {@code pool} scenario on a workload that never
+ * starves; starting the JFR recording takes a moment of CPU once); on JDK 21-23, only during an
+ * episode, one thread dump (hundreds of milliseconds of one core with thousands of virtual
+ * threads). Decision 0856 has the CPU of each part.
  */
 public final class StarvationDetector implements AutoCloseable {
 
@@ -76,7 +79,7 @@ public final class StarvationDetector implements AutoCloseable {
     private final int topFrames;
     private final Consumer<? super Episode> onStarvation;
     private volatile StackSource sampler;
-    /** When the canary became due, while it waits to run; {@code Long.MAX_VALUE} otherwise. */
+    /** When the clock woke the canary, while it waits to run; {@code Long.MAX_VALUE} otherwise. */
     private volatile long canaryDue = Long.MAX_VALUE;
 
     private final Thread canary;
@@ -84,8 +87,10 @@ public final class StarvationDetector implements AutoCloseable {
     private final Object lock = new Object();
     private final List<Episode> pending = new ArrayList<>();
     private final Map<List<PinFrame>, long[]> sites = new HashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong referenceLate = new java.util.concurrent.atomic.AtomicLong();
-    private final Thread reference;
+    /** The clock's greatest lateness on its ticks while the canary waits; reset when it wakes the canary. */
+    private final java.util.concurrent.atomic.AtomicLong clockLate = new java.util.concurrent.atomic.AtomicLong();
+
+    private final Thread clock;
     private volatile boolean running = true;
     private long episodes;
     private long unattributed;
@@ -118,18 +123,16 @@ public final class StarvationDetector implements AutoCloseable {
         if (b.sampleStacks) {
             try {
                 s = Runtime.version().feature() >= DUMP_BELOW_JDK
-                        ? new StarvationSampler(b.samplePeriod)
-                        : new DumpStacks(() -> canaryDue, threshold, period);
+                        ? new StarvationSampler(b.samplePeriod, this::inWait)
+                        : new DumpStacks();
             } catch (IllegalStateException | LinkageError | java.io.IOException noSource) {
                 s = null; // no JFR or no jdk.management in this runtime: episodes are still timed, without stacks
             }
         }
         this.sampler = s;
-        this.reference = Thread.ofPlatform()
-                .daemon(true)
-                .name("weft-starvation-reference")
-                .start(this::reference);
         this.canary = Thread.ofVirtual().name(StarvationSampler.CANARY).start(this::watch);
+        this.clock =
+                Thread.ofPlatform().daemon(true).name("weft-starvation-clock").start(this::clock);
     }
 
     /** Starts building a detector. */
@@ -142,39 +145,99 @@ public final class StarvationDetector implements AutoCloseable {
         return Duration.ofNanos(threshold);
     }
 
-    /** The same sleep on a platform thread: its lateness is the operating system's, not the carriers'. */
-    private void reference() {
+    /**
+     * The clock, on a platform thread: every {@code period} it wakes the canary unless the canary
+     * still waits to run, in which case it notes its own lateness on that tick (the operating
+     * system's share of the wait) and, on JDK 21-23, once the wait reaches {@code threshold},
+     * takes the thread dump. Ticks fall every {@code period} and, while the canary waits, also at
+     * the moment its wait reaches {@code threshold}.
+     */
+    private void clock() {
+        long tick = System.nanoTime() + period; // when the canary is next woken
+        long dumpedFor = Long.MIN_VALUE;
         while (running) {
-            long due = System.nanoTime() + period;
+            long due = canaryDue;
+            long wake = due == Long.MAX_VALUE || due == dumpedFor || !(sampler instanceof DumpStacks)
+                    ? tick
+                    : Math.min(tick, due + threshold);
             long now;
-            while ((now = System.nanoTime()) < due && running) {
-                LockSupport.parkNanos(this, due - now);
+            while ((now = System.nanoTime()) < wake && running) {
+                LockSupport.parkNanos(this, wake - now);
             }
-            long late = now - due;
-            referenceLate.accumulateAndGet(late, Math::max);
+            if (!running) {
+                break;
+            }
+            due = canaryDue;
+            if (due == Long.MAX_VALUE) {
+                if (now >= tick) {
+                    clockLate.set(0);
+                    canaryDue = now;
+                    LockSupport.unpark(canary);
+                    tick = now + period;
+                }
+                continue;
+            }
+            clockLate.accumulateAndGet(now - wake, Math::max);
+            if (now >= tick) {
+                tick = now + period;
+            }
+            if (due != dumpedFor && now - due >= threshold && sampler instanceof DumpStacks dumps) {
+                dumpedFor = due;
+                dumps.dump();
+            }
         }
     }
 
+    /** The canary: waits until the clock wakes it, and times how long it then waited for a carrier. */
     private void watch() {
-        referenceLate.set(0);
         while (running) {
-            long due = System.nanoTime() + period;
-            canaryDue = due;
-            long now;
-            while ((now = System.nanoTime()) < due && running) {
-                LockSupport.parkNanos(this, due - now);
+            LockSupport.park(this);
+            long due = canaryDue;
+            if (due == Long.MAX_VALUE) {
+                continue; // not woken by the clock (a spurious return from park)
             }
-            canaryDue = Long.MAX_VALUE;
+            long now = System.nanoTime();
+            long osLate = clockLate.get(); // before the clock may start the next wait
             long raw = now - due;
-            long late = raw - referenceLate.getAndSet(0);
+            long late = raw - osLate;
             if (late >= threshold && running) {
                 synchronized (lock) {
                     Instant wake = Instant.now();
                     pending.add(new Episode(wake.minusNanos(raw), Duration.ofNanos(late), List.of()));
                 }
             }
+            // Only now: until the episode is pending, the wait under way is what keeps its samples.
+            canaryDue = Long.MAX_VALUE;
             resolve(false);
         }
+    }
+
+    /**
+     * Whether a stack sample taken at {@code t} can name what held the carriers: it lies in the
+     * canary's wait under way, or in the window of an episode not attributed yet (see {@link
+     * #resolve}). Called by the JFR sampler for each sample of a virtual thread, once delivered.
+     */
+    private boolean inWait(Instant t) {
+        long due = canaryDue;
+        if (due != Long.MAX_VALUE) {
+            Instant dueAt = Instant.now().minusNanos(System.nanoTime() - due);
+            if (!t.isBefore(dueAt.minusMillis(1))) {
+                return true;
+            }
+        }
+        synchronized (lock) {
+            for (Episode e : pending) {
+                if (!t.isBefore(e.due()) && !t.isAfter(windowEnd(e))) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The end of the window whose samples attribute {@code e}: its wait and one period more. */
+    private Instant windowEnd(Episode e) {
+        return e.due().plus(e.waited()).plusMillis(period / 1_000_000 + 1);
     }
 
     /** Attributes pending episodes whose samples JFR has delivered (all of them when {@code force}). */
@@ -183,7 +246,7 @@ public final class StarvationDetector implements AutoCloseable {
         synchronized (lock) {
             for (Iterator<Episode> it = pending.iterator(); it.hasNext(); ) {
                 Episode e = it.next();
-                Instant end = e.due().plus(e.waited()).plusMillis(period / 1_000_000 + 1);
+                Instant end = windowEnd(e);
                 StackSource sampler = this.sampler;
                 if (force || sampler == null || sampler.deliveredUpTo(end)) {
                     it.remove();
@@ -269,10 +332,10 @@ public final class StarvationDetector implements AutoCloseable {
         }
         running = false;
         LockSupport.unpark(canary);
-        LockSupport.unpark(reference);
+        LockSupport.unpark(clock);
         try {
             canary.join(Duration.ofSeconds(5));
-            reference.join(Duration.ofSeconds(5));
+            clock.join(Duration.ofSeconds(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -324,7 +387,7 @@ public final class StarvationDetector implements AutoCloseable {
             return this;
         }
 
-        /** How often the canary wakes (default 10 ms; positive). */
+        /** How often the clock wakes the canary (default 10 ms; positive). */
         public Builder period(Duration period) {
             this.period = positive("period", period);
             return this;
