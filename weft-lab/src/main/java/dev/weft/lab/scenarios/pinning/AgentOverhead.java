@@ -1,8 +1,8 @@
 package dev.weft.lab.scenarios.pinning;
 
 import dev.weft.lab.ChildJvm;
+import dev.weft.lab.Confidence;
 import dev.weft.lab.Goal;
-import dev.weft.lab.Rounds;
 import dev.weft.lab.ScenarioContext;
 import dev.weft.lab.Stats;
 import java.nio.file.Files;
@@ -22,8 +22,8 @@ import java.util.Optional;
  * alternates (off-on, on-off, ...) so that drift cancels out; its ratio is the block with the
  * agent's throughput over the block without's (each its operations over their summed time). Two
  * JVMs run {@value #PAIRS_PER_JVMS} pairs, then two new ones take over. The goal is judged on the
- * pairs' ratios: at least 30 in quick mode, more while the goal is inconclusive and the budget
- * allows (decisions 0809, 0830); a block is 4 operations, ~50 ms (decision 0845: many short
+ * pairs' ratios: at least 30 in quick mode as long as they fit in the scenario's time left,
+ * more while the goal is inconclusive and the budget allows (decisions 0809, 0830, 0856); a block is 4 operations, ~50 ms (decision 0845: many short
  * pairs narrow the median's interval more than a few long ones from the same operations). A JVM per block, as before 0830, put a JVM start, a warm-up and
  * a second of the machine's drift between a pair's two blocks.
  */
@@ -69,30 +69,39 @@ public final class AgentOverhead {
     static Result measure(ScenarioContext ctx, int threads, Path agent) throws Exception {
         Plan plan = Plan.of(ctx);
         int ops = plan.ops();
-        // By time: the JIT's compilations and the carriers' start make a young JVM's operations
-        // vary twice as much as a warm one's (decision 0810); the two JVMs warm up at once.
-        int warmupMs = ctx.size(0, 700, 2_000);
         long start = System.nanoTime();
         List<Double> off = new ArrayList<>();
         List<Double> on = new ArrayList<>();
         List<Double> pairRatios = new ArrayList<>();
-        Rounds pairs = ctx.rounds(plan.minPairs(), plan.maxPairs())
-                .reserve(Duration.ofSeconds(1))
-                .watch(Goal.AT_LEAST, 0.98, () -> List.copyOf(pairRatios));
         ChildJvm[] jvms = null; // without, with
+        Duration longestPair = plan.pairEstimate();
+        Duration longestTwo = plan.twoEstimate();
         try {
-            while (pairs.another()) {
-                int pair = pairs.count() - 1;
+            // Each pair only if it fits in the time left (decision 0856): the fewest pairs are
+            // what the scenario keeps time for, not a count that overruns its budget when the
+            // machine is slower than planned.
+            while (plan.another(pairRatios.size(), inconclusive(pairRatios), ctx.timeLeft(), longestPair, longestTwo)) {
+                int pair = pairRatios.size();
+                if (pair >= plan.minPairs()) {
+                    ctx.progress(String.format(
+                            Locale.ROOT,
+                            "agent pair %d: the goal is still inconclusive; one more pair (at most %d)",
+                            pair + 1,
+                            plan.maxPairs()));
+                }
+                long pairStart = System.nanoTime();
                 if (pair % PAIRS_PER_JVMS == 0) {
                     stop(jvms);
                     jvms = null;
-                    jvms = start(ctx, pair / PAIRS_PER_JVMS, threads, warmupMs, agent);
+                    jvms = start(ctx, pair / PAIRS_PER_JVMS, threads, plan.warmupMs(), agent);
                     // One unmeasured block in each, one after the other: on JDK 25 the first block
                     // after the JVMs' joint warm-up ran 10-17% slow (the other JVM still compiling),
                     // a 0.83x or 1.13x first pair in every new two (decision 0830).
                     for (ChildJvm jvm : jvms) {
                         block(jvm, plan.settleOps());
                     }
+                    longestTwo = longer(longestTwo, Duration.ofNanos(System.nanoTime() - pairStart));
+                    pairStart = System.nanoTime();
                 }
                 double[] figures = new double[2]; // without, with
                 for (int i = 0; i < 2; i++) {
@@ -102,6 +111,7 @@ public final class AgentOverhead {
                     figures[withAgent] = PinningScenario.throughput(found);
                 }
                 pairRatios.add(figures[1] / figures[0]);
+                longestPair = longer(longestPair, Duration.ofNanos(System.nanoTime() - pairStart));
             }
         } finally {
             stop(jvms);
@@ -113,6 +123,15 @@ public final class AgentOverhead {
                 (System.nanoTime() - start) / 1e9);
     }
 
+    /** Whether the goal's interval over {@code ratios} still straddles its 0.98 (none yet: not decided either). */
+    static boolean inconclusive(List<Double> ratios) {
+        return ratios.isEmpty()
+                || Goal.INCONCLUSIVE.equals(Goal.decide(Confidence.median(ratios), TARGET, Goal.AT_LEAST));
+    }
+
+    /** The goal's target: with/without at least 0.98, the agent costs at most 2%. */
+    static final double TARGET = 0.98;
+
     /**
      * How many pairs of blocks two JVMs run before a new two replace them: a start, warm-up and
      * unmeasured block (~1.9 s for the two) per 10 pairs (~1 s), so that the fewest pairs of a
@@ -120,21 +139,93 @@ public final class AgentOverhead {
      */
     static final int PAIRS_PER_JVMS = 10;
 
+    private static Duration longer(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
     /**
-     * The sizes of a run (decision 0845).
+     * The sizes of a run (decision 0845) and how its pairs fit in the scenario's time (decision
+     * 0856).
      *
      * @param ops          operations per measured block: 4 in quick mode (~50 ms, two of the
      *                     canary's 20 ms periods and more), so that a slow operation makes one stray
      *                     pair, which the median passes over, rather than a slower block in every pair
      * @param settleOps    operations of the unmeasured block each new JVM runs first (decision 0830)
-     * @param minPairs     the fewest pairs
+     * @param minPairs     the fewest pairs, time permitting
      * @param maxPairs     the most pairs, while the goal is inconclusive and the budget allows
+     * @param warmupMs     how long each new two of JVMs warms up, together, by time: the JIT's
+     *                     compilations and the carriers' start make a young JVM's operations vary
+     *                     twice as much as a warm one's (decision 0810)
      */
-    record Plan(int ops, int settleOps, int minPairs, int maxPairs) {
+    record Plan(int ops, int settleOps, int minPairs, int maxPairs, int warmupMs) {
 
-        /** The plan of the context's mode: smoke 1 pair of 2 operations a block; quick 30-120 pairs of 4; full 64-192 of 10. */
+        /**
+         * The plan of the context's mode: smoke 1 pair of 2 operations a block; quick 30-120 pairs
+         * of 4 after 0.7 s of warm-up; full 64-192 of 10 after 2 s.
+         */
         static Plan of(ScenarioContext ctx) {
-            return new Plan(ctx.size(2, 4, 10), ctx.size(2, 16, 40), ctx.size(1, 30, 64), ctx.size(1, 120, 192));
+            return new Plan(
+                    ctx.size(2, 4, 10),
+                    ctx.size(2, 16, 40),
+                    ctx.size(1, 30, 64),
+                    ctx.size(1, 120, 192),
+                    ctx.size(0, 700, 2_000));
+        }
+
+        /** Kept after the last pair: the last two JVMs stop and the scenario writes its result. */
+        static final Duration RESERVE = Duration.ofMillis(500);
+
+        /**
+         * An operation's time, for the estimates before this run measured one: 1,000 tasks at
+         * 70,000-90,000 tasks/s on an idle machine (JDK 21 and 25) take 11-14 ms; 15 ms leaves room.
+         */
+        static final Duration OPERATION_ESTIMATE = Duration.ofMillis(15);
+
+        /** Two JVMs starting at once, up to their warm-up: 0.4-0.8 s on an idle machine, 1 s assumed. */
+        static final Duration START_ESTIMATE = Duration.ofSeconds(1);
+
+        /** A pair's time before one was measured: a block in each JVM. */
+        Duration pairEstimate() {
+            return OPERATION_ESTIMATE.multipliedBy(2L * ops);
+        }
+
+        /** A new two's time before one was measured: their start, their joint warm-up, an unmeasured block in each. */
+        Duration twoEstimate() {
+            return START_ESTIMATE.plusMillis(warmupMs).plus(OPERATION_ESTIMATE.multipliedBy(2L * settleOps));
+        }
+
+        /**
+         * How long the fewest pairs take at the estimates: the time the scenario keeps for them
+         * while it runs what comes before ({@link PinningScenario}'s monitor pairs).
+         */
+        Duration minimumTime() {
+            long twos = (minPairs + PAIRS_PER_JVMS - 1) / PAIRS_PER_JVMS;
+            return pairEstimate()
+                    .multipliedBy(minPairs)
+                    .plus(twoEstimate().multipliedBy(twos))
+                    .plus(RESERVE);
+        }
+
+        /**
+         * Whether to run the pair after {@code done}: up to {@link #minPairs}, and past it while
+         * the goal is {@code inconclusive} and the scenario has a budget, up to {@link #maxPairs};
+         * either way only when it fits in {@code left}, the scenario's time left (empty: no
+         * budget): the pair's time ({@code pair}, the longest so far or the estimate), a new two's
+         * ({@code two}) when it starts one, and {@link #RESERVE}. The first pair always runs, so
+         * that the goal has a figure (a scenario that reaches it with no time left was late before).
+         */
+        boolean another(int done, boolean inconclusive, Optional<Duration> left, Duration pair, Duration two) {
+            if (done >= maxPairs || (done >= minPairs && (!inconclusive || left.isEmpty()))) {
+                return false;
+            }
+            if (done == 0 || left.isEmpty()) {
+                return true;
+            }
+            Duration need = pair.plus(RESERVE);
+            if (done % PAIRS_PER_JVMS == 0) {
+                need = need.plus(two);
+            }
+            return need.compareTo(left.get()) <= 0;
         }
     }
 

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,6 +83,61 @@ class OverheadPairsTest {
             // The unmeasured block a new two runs first stays as long as decision 0830's.
             assertTrue(plan.settleOps() >= 16, mode + ": " + plan);
         }
+    }
+
+    @Test
+    void theAgentsPairsRunOnlyWhileTheyFitInTheTimeLeftTheFirstAlways(@TempDir Path dir) {
+        AgentOverhead.Plan plan = AgentOverhead.Plan.of(quick(dir));
+        Duration pair = Duration.ofMillis(120);
+        Duration two = Duration.ofSeconds(2);
+        Duration reserve = AgentOverhead.Plan.RESERVE;
+        // the first pair has no time left, yet runs: the goal needs a figure
+        assertTrue(plan.another(0, true, Optional.of(Duration.ofSeconds(-5)), pair, two));
+        // below the fewest pairs, but the next one does not fit
+        assertFalse(plan.another(15, true, Optional.of(pair.plus(reserve).minusMillis(1)), pair, two));
+        assertTrue(plan.another(15, true, Optional.of(pair.plus(reserve)), pair, two));
+        // a pair that starts a new two of JVMs needs the two's time as well
+        assertFalse(plan.another(20, true, Optional.of(pair.plus(reserve).plusMillis(1_000)), pair, two));
+        assertTrue(plan.another(20, true, Optional.of(pair.plus(reserve).plus(two)), pair, two));
+        // past the fewest: only while inconclusive, with a budget, below the most
+        Optional<Duration> plenty = Optional.of(Duration.ofSeconds(60));
+        assertTrue(plan.another(plan.minPairs(), true, plenty, pair, two));
+        assertFalse(plan.another(plan.minPairs(), false, plenty, pair, two));
+        assertFalse(plan.another(plan.maxPairs(), true, plenty, pair, two));
+        // no budget (tests, smoke): the fewest pairs, no more
+        assertTrue(plan.another(plan.minPairs() - 1, true, Optional.empty(), pair, two));
+        assertFalse(plan.another(plan.minPairs(), true, Optional.empty(), pair, two));
+    }
+
+    @Test
+    void whateverTheTimeLeftThePairsEndBeforeTheDeadlineAndTheMinimumTimeHoldsTheFewest(@TempDir Path dir) {
+        AgentOverhead.Plan plan = AgentOverhead.Plan.of(quick(dir));
+        Duration pair = plan.pairEstimate();
+        Duration two = plan.twoEstimate();
+        for (long budgetMs = 0; budgetMs <= 40_000; budgetMs += 50) {
+            Duration budget = Duration.ofMillis(budgetMs);
+            Duration used = Duration.ZERO;
+            int done = 0;
+            while (plan.another(done, true, Optional.of(budget.minus(used)), pair, two)) {
+                used = used.plus(pair).plus(done % AgentOverhead.PAIRS_PER_JVMS == 0 ? two : Duration.ZERO);
+                done++;
+            }
+            if (done > 1) {
+                assertTrue(
+                        used.plus(AgentOverhead.Plan.RESERVE).compareTo(budget) <= 0,
+                        budget + ": " + done + " pairs took " + used);
+            } else {
+                assertEquals(1, done, budget + ": the first pair always runs");
+            }
+            if (budget.compareTo(plan.minimumTime()) >= 0) {
+                assertTrue(done >= plan.minPairs(), budget + " holds the fewest pairs, ran " + done);
+            }
+        }
+    }
+
+    private static ScenarioContext quick(Path dir) {
+        return new ScenarioContext(
+                Mode.QUICK, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), dir);
     }
 
     @Test
