@@ -27,7 +27,9 @@ final class Creators<T> {
     private final PoolCounters counters;
     private final ReentrantLock lock = new ReentrantLock();
     private final Set<Thread> workers = new LinkedHashSet<>();
-    private int total;
+    /** Written under the lock; read without it by fill()'s early exit. */
+    private volatile int total;
+
     private volatile int creating;
     private boolean stopped;
     /** The last creation failure, until a creation succeeds: the cause of borrowers' timeouts. */
@@ -42,6 +44,11 @@ final class Creators<T> {
 
     /** Starts creators while there is demand, room and a free creation slot. */
     void fill() {
+        if (total >= config.maxSize()) {
+            // Full, the common case under contention: no lock. A place freed later is filled by
+            // destroyed(), which lowers total before it calls fill().
+            return;
+        }
         lock.lock();
         try {
             while (!stopped && total < config.maxSize() && creating < config.maxCreating() && creating < demand()) {

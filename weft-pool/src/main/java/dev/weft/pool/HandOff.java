@@ -18,32 +18,42 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Protocol</h2>
  * <ul>
  *   <li><b>Fast path, no lock.</b> A borrower claims a slot by CAS {@code IDLE -> BORROWED},
- *       scanning the slots in order. While borrowers are parked it must first take a <em>pass</em>
- *       (one CAS on {@code passes}, which counts how often the head waiter was overtaken); when
- *       {@code passes == bound} no pass is given and it queues like everyone else. A return is a
- *       CAS {@code BORROWED -> IDLE} and, only if someone waits, {@link #signal}.</li>
+ *       scanning the slots in order: a platform thread from the slot it claimed last (its own
+ *       cache line, and two threads that keep to their own slots never touch each other's), a
+ *       virtual thread from the first. While borrowers are parked it must first take a
+ *       <em>pass</em> (one CAS on {@code passes}, which counts how often the head waiter was
+ *       overtaken); when {@code passes == bound} no pass is given and it queues like everyone
+ *       else. A return is a CAS {@code BORROWED -> IDLE} and, only if someone waits,
+ *       {@link #signal}.</li>
  *   <li><b>Slow path, under the lock.</b> A borrower appends itself to {@code waiters},
- *       publishes {@code waiting}, and (only as the head) tries to claim once more; else it
- *       parks. A woken head takes the lock and claims; if a barger was faster it parks again.</li>
- *   <li><b>Signal (returner, under the lock).</b> If the head has been overtaken {@code bound}
- *       times the returned slot goes straight to it; otherwise the head is woken (once: it is
- *       flagged {@code awake} until it has tried) and the slot stays free for whoever comes
- *       first.</li>
+ *       publishes {@code head} and then {@code waiting}, and (only as the head) tries to claim
+ *       once more; else it parks. A woken head takes the lock and claims; if a barger was faster
+ *       it clears its {@code awake} flag, claims once more, and parks again.</li>
+ *   <li><b>Signal (returner).</b> Below the bound, without the lock: the head is woken (once:
+ *       its {@code awake} flag is set by CAS until it has tried) and the slot stays free for
+ *       whoever comes first. At the bound, under the lock: the returned slot goes straight to the
+ *       head.</li>
  * </ul>
  *
  * <h2>Invariants</h2>
  * <ol>
  *   <li>A slot is held by at most one lease: only a successful CAS from {@code IDLE} hands it
  *       out ({@link #give} hands out a slot it claimed itself, or a new one not yet visible).</li>
- *   <li>No slot stays {@code IDLE} while a borrower is parked and nobody is awake to take it:
- *       whoever makes a slot {@code IDLE} reads {@code waiting} afterwards (volatile write then
- *       read, against the waiter's publish-then-claim), and a served or cancelled head wakes the
- *       next one when a free slot remains.</li>
+ *   <li>No slot stays {@code IDLE} while a borrower is parked and nobody is awake to take it.
+ *       Each pair of writers and readers is a volatile write-then-read on both sides, so one of
+ *       the two sees the other: whoever makes a slot {@code IDLE} reads {@code waiting} and then
+ *       {@code head} afterwards, against the waiter's publish-then-claim; a signal that read a
+ *       head just before it was served or left is made good by that head, which publishes the
+ *       next head and then wakes it if a slot is free; and a signal that found the head still
+ *       {@code awake} is made good by the head, which clears {@code awake} and then claims once
+ *       more before it parks.</li>
  *   <li>Waiters are served in arrival order among themselves; the head is overtaken by at most
  *       {@code bound} borrowers that arrived after it started waiting (decision 0603). A waiter
  *       that arrived behind k others is therefore served after at most (k + 1) x (bound + 1)
  *       hand-outs.</li>
- *   <li>Nothing slow runs under the lock, and nobody spins: a borrower that cannot claim parks.</li>
+ *   <li>Nothing slow runs under the lock, and nobody spins: a borrower that cannot claim parks
+ *       (decision 0606 measured a short spin of platform threads before parking: it cost
+ *       throughput on 2 cores).</li>
  * </ol>
  *
  * @param <T> the resource type
@@ -54,10 +64,12 @@ final class HandOff<T> {
     static final Object CLOSED = new Object();
 
     private static final VarHandle PASSES;
+    private static final VarHandle AWAKE;
 
     static {
         try {
             PASSES = MethodHandles.lookup().findVarHandle(HandOff.class, "passes", int.class);
+            AWAKE = MethodHandles.lookup().findVarHandle(Waiter.class, "awake", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -73,6 +85,8 @@ final class HandOff<T> {
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     /** Copy-on-write under the lock; read without it. */
     private volatile Slot<T>[] slots;
+    /** waiters.peekFirst(), published (before {@code waiting}) for the lock-free signal. */
+    private volatile Waiter head;
     /** waiters.size(), published for the fast path. */
     private volatile int waiting;
 
@@ -80,6 +94,9 @@ final class HandOff<T> {
     private volatile int passes;
 
     private volatile boolean closed;
+
+    /** Per platform thread, the index of the slot it claimed last (a hint; see claim()). */
+    private final ThreadLocal<int[]> lastClaimed = ThreadLocal.withInitial(() -> new int[1]);
 
     /**
      * @param name      the pool's name, for the closed-pool error
@@ -124,7 +141,7 @@ final class HandOff<T> {
                 throw new PoolClosedException(name, "pool \"" + name + "\" is closed; borrow from an open pool");
             }
             waiters.addLast(w);
-            waiting = waiters.size(); // publish before the claim (invariant 2)
+            published(); // before the claim (invariant 2)
             if (waiters.peekFirst() == w) {
                 Slot<T> s = claim();
                 if (s != null) {
@@ -157,11 +174,16 @@ final class HandOff<T> {
             try {
                 if (w.outcome == null && waiters.peekFirst() == w) {
                     Slot<T> s = claim();
+                    if (s == null) {
+                        // The next signal wakes it again; a slot freed before this write was
+                        // signalled to a head still awake, so look once more after it (invariant 2).
+                        w.awake = false;
+                        s = claim();
+                    }
                     if (s != null) {
                         servedLocked();
                         return s;
                     }
-                    w.awake = false; // the next signal wakes it again
                 }
             } finally {
                 lock.unlock();
@@ -188,10 +210,10 @@ final class HandOff<T> {
             if (o != null) {
                 return outcome(o);
             }
-            boolean head = waiters.peekFirst() == w;
+            boolean first = waiters.peekFirst() == w;
             waiters.remove(w);
-            waiting = waiters.size();
-            if (head) {
+            published();
+            if (first) {
                 passes = 0;
                 wakeHeadIfFreeLocked();
             }
@@ -204,22 +226,40 @@ final class HandOff<T> {
     /** The head claimed a slot itself: it leaves, and the next head is woken if one is free. */
     private void servedLocked() {
         waiters.pollFirst();
-        waiting = waiters.size();
+        published();
         passes = 0;
         wakeHeadIfFreeLocked();
     }
 
     private void wakeHeadIfFreeLocked() {
         Waiter h = waiters.peekFirst();
-        if (h != null && !h.awake && anyIdle()) {
-            h.awake = true;
-            LockSupport.unpark(h.thread);
+        if (h != null && anyIdle()) {
+            h.wake();
         }
     }
 
+    /** Publishes the queue's head and size (under the lock), the head first. */
+    private void published() {
+        head = waiters.peekFirst();
+        waiting = waiters.size();
+    }
+
+    /**
+     * Claims the first free slot, scanning from the one this platform thread claimed last (its
+     * cache line is likely still the thread's own, and two threads that stay on their own slots
+     * do not contend); virtual threads scan from the first slot.
+     */
     private Slot<T> claim() {
-        for (Slot<T> s : slots) {
+        Slot<T>[] all = slots;
+        int n = all.length;
+        int[] last = Thread.currentThread().isVirtual() ? null : lastClaimed.get();
+        int i = last == null || last[0] >= n ? 0 : last[0];
+        for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
+            Slot<T> s = all[i];
             if (s.state() == Slot.IDLE && s.cas(Slot.IDLE, Slot.BORROWED)) {
+                if (last != null) {
+                    last[0] = i;
+                }
                 return s;
             }
         }
@@ -261,19 +301,27 @@ final class HandOff<T> {
     }
 
     private void signal(Slot<T> s) {
+        if (passes < bound) {
+            // Below the bound the slot stays free for whoever claims first: wake the head, without
+            // the lock. A head read just before it was served or left is woken for nothing; the
+            // next head is then woken by whoever served it (it reads the slots after publishing).
+            Waiter h = head;
+            if (h != null && s.state() == Slot.IDLE) { // a barger that took it signals on its own return
+                h.wake();
+            }
+            return;
+        }
         lock.lock();
         try {
-            Waiter h = waiters.peekFirst();
-            if (h == null) {
+            if (waiters.peekFirst() == null) {
                 return;
             }
             if (passes >= bound) {
                 if (s.cas(Slot.IDLE, Slot.BORROWED)) {
                     give(s);
                 }
-            } else if (!h.awake && s.state() == Slot.IDLE) { // a barger that took it signals on its own return
-                h.awake = true;
-                LockSupport.unpark(h.thread);
+            } else if (s.state() == Slot.IDLE) {
+                waiters.peekFirst().wake();
             }
         } finally {
             lock.unlock();
@@ -283,7 +331,7 @@ final class HandOff<T> {
     /** Hands the claimed slot {@code s} to the head waiter (under the lock; there is one). */
     private void give(Slot<T> s) {
         Waiter h = waiters.pollFirst();
-        waiting = waiters.size();
+        published();
         passes = 0;
         h.outcome = s;
         LockSupport.unpark(h.thread);
@@ -370,7 +418,7 @@ final class HandOff<T> {
                 w.outcome = CLOSED;
                 LockSupport.unpark(w.thread);
             }
-            waiting = 0;
+            published();
         } finally {
             lock.unlock();
         }
@@ -432,11 +480,22 @@ final class HandOff<T> {
     private static final class Waiter {
         final Thread thread;
         volatile Object outcome;
-        /** Woken to try a claim and not yet back (guarded by the lock): no second wake. */
-        boolean awake;
+        /**
+         * Woken to try a claim and not yet back: no second wake. Set by whoever wakes it (a CAS,
+         * with or without the lock); cleared by the waiter itself, which then claims once more.
+         */
+        @SuppressWarnings("unused") // through AWAKE
+        volatile boolean awake;
 
         Waiter(Thread thread) {
             this.thread = thread;
+        }
+
+        /** Unparks it unless someone already did since it last tried. */
+        void wake() {
+            if (!awake && AWAKE.compareAndSet(this, false, true)) {
+                LockSupport.unpark(thread);
+            }
         }
     }
 }

@@ -43,6 +43,29 @@ class HandOffTest {
     }
 
     @Test
+    void aPlatformThreadScansFromTheSlotItClaimedLastAVirtualThreadFromTheFirst() throws Exception {
+        HandOff<String> k = new HandOff<>("k", 2, () -> {});
+        Slot<String> a = slot(k, "a");
+        Slot<String> b = slot(k, "b");
+        Slot<String> c = slot(k, "c");
+        assertSame(a, k.poll());
+        assertSame(b, k.poll());
+        assertTrue(!k.release(a));
+        assertTrue(!k.release(b));
+        assertSame(b, k.poll(), "this platform thread's last slot first, though a is free too");
+        assertSame(c, k.poll(), "then on from there");
+        assertSame(a, k.poll(), "and round to the start");
+        assertTrue(!k.release(a));
+        assertTrue(!k.release(c));
+        CompletableFuture<Slot<String>> virtual = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> virtual.complete(k.poll())).join();
+        assertSame(a, virtual.get(), "a virtual thread keeps no hint: the first free slot");
+        CompletableFuture<Slot<String>> other = new CompletableFuture<>();
+        Thread.ofPlatform().start(() -> other.complete(k.poll())).join();
+        assertSame(c, other.get(), "another platform thread starts at the first slot: c is the only one free");
+    }
+
+    @Test
     void theHeadWaiterIsOvertakenAtMostBoundTimes() throws Exception {
         for (int bound = 0; bound <= 3; bound++) {
             AtomicInteger demand = new AtomicInteger();
