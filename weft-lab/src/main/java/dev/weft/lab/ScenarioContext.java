@@ -199,6 +199,14 @@ public final class ScenarioContext {
     }
 
     /**
+     * When the scenario's budget ends (its descriptor's budget for the mode, from its JVM's start),
+     * or null when it has none: for a scenario that plans its own rounds against the time left.
+     */
+    public Instant deadline() {
+        return deadline;
+    }
+
+    /**
      * Opens a memory window for {@code variant} in this (the scenario's) JVM: close it when the
      * variant's measured run ends. Each window's collector pauses, heap peak and allocated bytes
      * ({@link MemoryMeter}) are added to the variant's, and the variant carries their sum in

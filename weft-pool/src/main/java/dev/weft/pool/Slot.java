@@ -39,6 +39,12 @@ public final class Slot<T> {
     private volatile int state;
     /** When it was last returned (or created); written before the CAS to IDLE. */
     long lastUsed;
+    /**
+     * Borrows of it that did not wait, counted by each holder on the slot's own cache line (a
+     * pool-wide counter would be one more line that every borrow on every core writes); summed
+     * by {@link Pool#stats()}, and into the pool's history when the slot is destroyed.
+     */
+    long immediateBorrows;
     /** When the current borrow began; written after the claim, read by the leak check. */
     volatile long borrowedAt;
     /** Leak detection only (leakThreshold > 0): the current borrower and its stack. */

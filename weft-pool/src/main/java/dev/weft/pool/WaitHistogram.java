@@ -7,24 +7,29 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Borrow waits, counted in log-linear buckets (8 per power of two, so a percentile is within
  * 12.5% of the true value) without a lock: recording is one atomic increment. A borrow served by
- * the fast path (no queue, no park) counts as a wait of zero, on a striped counter, so that
- * borrowers on many cores do not contend on one bucket.
+ * the fast path (no queue, no park) counts as a wait of zero; those are counted on the slots
+ * themselves ({@link Slot#immediateBorrows}), so the readers pass in the live slots' sum, and
+ * a destroyed slot's count is kept here ({@link #retire}).
  */
 final class WaitHistogram {
 
     private static final int SUB_BITS = 3;
     private static final int SUB = 1 << SUB_BITS;
     private final AtomicLongArray counts = new AtomicLongArray(64 * SUB);
-    private final LongAdder immediate = new LongAdder();
+    /** Borrows that did not wait, on slots destroyed since. */
+    private final LongAdder retired = new LongAdder();
 
-    /** A borrow that did not wait. */
-    void recordImmediate() {
-        immediate.increment();
+    /** A destroyed slot's borrows that did not wait. */
+    void retire(long immediate) {
+        retired.add(immediate);
     }
 
-    /** How many waits were recorded (borrows that succeeded). */
-    long count() {
-        long n = immediate.sum();
+    /**
+     * How many waits were recorded (borrows that succeeded), with {@code liveImmediate} borrows
+     * that did not wait on the slots still open.
+     */
+    long count(long liveImmediate) {
+        long n = retired.sum() + liveImmediate;
         for (int i = 0; i < counts.length(); i++) {
             n += counts.get(i);
         }
@@ -56,12 +61,15 @@ final class WaitHistogram {
         return base + (sub + 1) * step - 1;
     }
 
-    /** The count so far and the p-th percentiles ({@code ps} in 0..1), in one pass. */
-    Duration[] percentiles(double... ps) {
+    /**
+     * The p-th percentiles ({@code ps} in 0..1), in one pass, with {@code liveImmediate} as in
+     * {@link #count(long)}.
+     */
+    Duration[] percentiles(long liveImmediate, double... ps) {
         long[] snap = new long[counts.length()];
         long total = 0;
         for (int i = 0; i < snap.length; i++) {
-            snap[i] = counts.get(i) + (i == 0 ? immediate.sum() : 0);
+            snap[i] = counts.get(i) + (i == 0 ? retired.sum() + liveImmediate : 0);
             total += snap[i];
         }
         Duration[] out = new Duration[ps.length];

@@ -40,6 +40,22 @@ class PoolTest {
     }
 
     @Test
+    void borrowsOfDestroyedResourcesStayCounted() throws Exception {
+        TestResources f = new TestResources();
+        try (Pool<TestResources.Res> p = pool(f, 2).build()) {
+            for (int i = 0; i < 3; i++) {
+                p.borrow().close();
+            }
+            assertEquals(3, p.stats().borrows());
+            assertEquals(1, p.evictIdle());
+            p.borrow().close();
+            PoolStats s = p.stats();
+            assertEquals(4, s.borrows(), "three on the evicted resource, one on its successor: " + s);
+            assertEquals(2, s.created());
+        }
+    }
+
+    @Test
     void borrowReturnsAndReusesOneResource() throws Exception {
         TestResources f = new TestResources();
         try (Pool<TestResources.Res> p = pool(f, 2).build()) {
