@@ -4,7 +4,6 @@ import dev.weft.scheduler.SchedulerSamples;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -12,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * What a running {@link Scenario} gets from the lab: the mode, a place to report progress,
@@ -68,14 +66,6 @@ public final class ScenarioContext {
             Instant start = ProcessHandle.current().info().startInstant().orElse(Instant.now());
             this.deadline = start.plusSeconds(budgetSeconds);
         }
-    }
-
-    /**
-     * The time left before this scenario's budget runs out (negative once it has), or empty when
-     * it has no budget (smoke runs, tests): what a scenario plans its last, elastic part against.
-     */
-    public Optional<Duration> timeLeft() {
-        return deadline == null ? Optional.empty() : Optional.of(Duration.between(Instant.now(), deadline));
     }
 
     /** The sizes to run at. */

@@ -8,6 +8,7 @@ import dev.weft.lab.Stats;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -80,7 +81,7 @@ public final class AgentOverhead {
             // Each pair only if it fits in the time left (decision 0856): the fewest pairs are
             // what the scenario keeps time for, not a count that overruns its budget when the
             // machine is slower than planned.
-            while (plan.another(pairRatios.size(), inconclusive(pairRatios), ctx.timeLeft(), longestPair, longestTwo)) {
+            while (plan.another(pairRatios.size(), inconclusive(pairRatios), timeLeft(ctx), longestPair, longestTwo)) {
                 int pair = pairRatios.size();
                 if (pair >= plan.minPairs()) {
                     ctx.progress(String.format(
@@ -121,6 +122,11 @@ public final class AgentOverhead {
                 on.stream().mapToDouble(Double::doubleValue).toArray(),
                 List.copyOf(pairRatios),
                 (System.nanoTime() - start) / 1e9);
+    }
+
+    /** The time left before the scenario's budget ends (negative once it has), or empty without a budget. */
+    private static Optional<Duration> timeLeft(ScenarioContext ctx) {
+        return Optional.ofNullable(ctx.deadline()).map(end -> Duration.between(Instant.now(), end));
     }
 
     /** Whether the goal's interval over {@code ratios} still straddles its 0.98 (none yet: not decided either). */
