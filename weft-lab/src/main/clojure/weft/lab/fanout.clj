@@ -430,7 +430,7 @@
         weft-names (mapv first weft-variants)
         main-names (set (cons reference main-goal-variants))]
     (loop []
-      (let [undecided? #(RoundPlan/undecided % wall-target Goal/AT_MOST)
+      (let [undecided? #(Goal/undecided % wall-target Goal/AT_MOST)
             round (.next plan (Instant/now)
                          (boolean (some (comp undecided? main-ratios) main-goal-variants))
                          (filterv #(undecided? (get @weft-ratios % [])) weft-names)

@@ -132,6 +132,15 @@ public record Goal(
     }
 
     /**
+     * True when a goal judged on these per-round figures would be inconclusive now, as
+     * {@link #decide} says of their median's {@link Confidence} interval; no figure yet counts as
+     * inconclusive. What every scenario that adds rounds while a goal is undecided asks.
+     */
+    public static boolean undecided(List<Double> perRound, double target, String direction) {
+        return perRound.isEmpty() || INCONCLUSIVE.equals(decide(Confidence.median(perRound), target, direction));
+    }
+
+    /**
      * The verdict as a reader sees it: {@code met}, {@code NOT met}, {@code inconclusive} or
      * {@code not judged (smoke run)}.
      */

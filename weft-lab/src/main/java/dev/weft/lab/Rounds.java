@@ -104,7 +104,7 @@ public final class Rounds {
             if (figures.isEmpty() || figures.stream().anyMatch(f -> !Double.isFinite(f))) {
                 continue;
             }
-            if (Goal.INCONCLUSIVE.equals(Goal.decide(Confidence.median(figures), w.target(), w.direction()))) {
+            if (Goal.undecided(figures, w.target(), w.direction())) {
                 return true;
             }
         }

@@ -1,7 +1,5 @@
 package dev.weft.lab.scenarios.fanout;
 
-import dev.weft.lab.Confidence;
-import dev.weft.lab.Goal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -170,17 +168,6 @@ public final class RoundPlan {
         }
         Instant end = now.plus(longestRun.multipliedBy(runs(round))).plus(reserve);
         return !end.isAfter(deadline);
-    }
-
-    /**
-     * True when a goal judged on these per-round figures would be inconclusive now (as {@link
-     * Goal#decide} says of their median's interval); no figure yet counts as inconclusive.
-     */
-    public static boolean undecided(List<Double> figures, double target, String direction) {
-        if (figures.isEmpty()) {
-            return true;
-        }
-        return Goal.INCONCLUSIVE.equals(Goal.decide(Confidence.median(figures), target, direction));
     }
 
     /**

@@ -1,7 +1,6 @@
 package dev.weft.lab.scenarios.pinning;
 
 import dev.weft.lab.ChildJvm;
-import dev.weft.lab.Confidence;
 import dev.weft.lab.Goal;
 import dev.weft.lab.ScenarioContext;
 import dev.weft.lab.Stats;
@@ -81,7 +80,12 @@ public final class AgentOverhead {
             // Each pair only if it fits in the time left (decision 0856): the fewest pairs are
             // what the scenario keeps time for, not a count that overruns its budget when the
             // machine is slower than planned.
-            while (plan.another(pairRatios.size(), inconclusive(pairRatios), timeLeft(ctx), longestPair, longestTwo)) {
+            while (plan.another(
+                    pairRatios.size(),
+                    Goal.undecided(pairRatios, TARGET, Goal.AT_LEAST),
+                    timeLeft(ctx),
+                    longestPair,
+                    longestTwo)) {
                 int pair = pairRatios.size();
                 if (pair >= plan.minPairs()) {
                     ctx.progress(String.format(
@@ -127,12 +131,6 @@ public final class AgentOverhead {
     /** The time left before the scenario's budget ends (negative once it has), or empty without a budget. */
     private static Optional<Duration> timeLeft(ScenarioContext ctx) {
         return Optional.ofNullable(ctx.deadline()).map(end -> Duration.between(Instant.now(), end));
-    }
-
-    /** Whether the goal's interval over {@code ratios} still straddles its 0.98 (none yet: not decided either). */
-    static boolean inconclusive(List<Double> ratios) {
-        return ratios.isEmpty()
-                || Goal.INCONCLUSIVE.equals(Goal.decide(Confidence.median(ratios), TARGET, Goal.AT_LEAST));
     }
 
     /** The goal's target: with/without at least 0.98, the agent costs at most 2%. */

@@ -140,10 +140,10 @@ class RoundPlanTest {
 
     @Test
     void aGoalIsUndecidedWhileItsIntervalStraddlesTheTarget() {
-        assertTrue(RoundPlan.undecided(List.of(), 1.10, Goal.AT_MOST), "no figure yet");
-        assertFalse(RoundPlan.undecided(List.of(1.01, 1.03, 1.05), 1.10, Goal.AT_MOST), "all below: met");
-        assertFalse(RoundPlan.undecided(List.of(1.12, 1.15, 1.11), 1.10, Goal.AT_MOST), "all above: not met");
-        assertTrue(RoundPlan.undecided(List.of(1.05, 1.12, 1.08), 1.10, Goal.AT_MOST), "one round above");
+        assertTrue(Goal.undecided(List.of(), 1.10, Goal.AT_MOST), "no figure yet");
+        assertFalse(Goal.undecided(List.of(1.01, 1.03, 1.05), 1.10, Goal.AT_MOST), "all below: met");
+        assertFalse(Goal.undecided(List.of(1.12, 1.15, 1.11), 1.10, Goal.AT_MOST), "all above: not met");
+        assertTrue(Goal.undecided(List.of(1.05, 1.12, 1.08), 1.10, Goal.AT_MOST), "one round above");
     }
 
     @Test
