@@ -543,7 +543,8 @@ public final class HttpScenario implements Scenario {
                     Long.toString(serverB.process.pid()),
                     a.path(),
                     Integer.toString(ws ? sockets(a) : a.connections()),
-                    Long.toString(pairWarmupMs)));
+                    Long.toString(pairWarmupMs),
+                    Long.toString(staggerMs(a))));
             load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * pairWarmupMs + HANG_GUARD_MS));
             try {
                 // The candidate cores' pairs come last; their minimum rounds stay out of the extra ones.
@@ -608,6 +609,15 @@ public final class HttpScenario implements Scenario {
             m.put(a.name(), side(ws, serverA, ra));
             m.put(b.name(), side(ws, serverB, rb));
             return m;
+        }
+
+        /**
+         * Over how long the pair's connections spread their first requests after each resume
+         * ({@link Stagger}, decision 0860): one round trip of the handler at 120 connections, whose
+         * connections otherwise run in step through the whole slice; 0 (all at once) elsewhere.
+         */
+        long staggerMs(Spec a) {
+            return inStep(a) ? SLEEP_MS : 0;
         }
 
         /**
