@@ -40,6 +40,10 @@ import java.util.concurrent.locks.LockSupport;
  * requests served in time would credit a short window with the backlog the server works off
  * during the client timeout after it (1.4x the capacity of a 20-connection pool in a 0.8 s window
  * with a 1 s timeout).
+ *
+ * <p>The window may be cut into {@code parts} of equal length, each with its own goodput (the good
+ * responses that arrived in it), so that a goal can be judged on the parts' median and its
+ * interval rather than on one figure that a single slow stretch of the window moves (decision 0865).
  */
 public final class OpenLoop {
 
@@ -56,6 +60,7 @@ public final class OpenLoop {
      * @param durationMs     the measured window
      * @param clientTimeout  how long each client waits for its response
      * @param maxConnections most connections open at once
+     * @param parts          equal parts the window is cut into, each with its own goodput (1: the window whole)
      */
     public record Plan(
             int port,
@@ -64,7 +69,8 @@ public final class OpenLoop {
             long warmupMs,
             long durationMs,
             Duration clientTimeout,
-            int maxConnections) {
+            int maxConnections,
+            int parts) {
         public Plan {
             if (ratePerSecond <= 0
                     || durationMs < 1
@@ -75,6 +81,22 @@ public final class OpenLoop {
                 throw new IllegalArgumentException(
                         "an open-loop plan needs a rate, a duration, a timeout and connections > 0; got " + this);
             }
+            if (parts < 1 || parts > durationMs) {
+                throw new IllegalArgumentException("an open-loop window is cut into 1 to durationMs parts (of"
+                        + " at least 1 ms each); got " + parts + " parts of a " + durationMs + " ms window");
+            }
+        }
+
+        /** A plan whose window is one part. */
+        public Plan(
+                int port,
+                String path,
+                double ratePerSecond,
+                long warmupMs,
+                long durationMs,
+                Duration clientTimeout,
+                int maxConnections) {
+            this(port, path, ratePerSecond, warmupMs, durationMs, clientTimeout, maxConnections, 1);
         }
     }
 
@@ -91,6 +113,8 @@ public final class OpenLoop {
      * @param errors        requests that failed to connect, send or read, or found no connection
      * @param seconds       the window's length
      * @param goodLatencies the latencies of the good responses, in nanoseconds, from the scheduled time
+     * @param goodInParts   {@code goodInWindow} by the part of the window the response arrived in
+     *                      ({@link Plan#parts()} counts, summing to {@code goodInWindow})
      */
     public record Result(
             long sent,
@@ -101,11 +125,20 @@ public final class OpenLoop {
             long timeouts,
             long errors,
             double seconds,
-            long[] goodLatencies) {
+            long[] goodLatencies,
+            long[] goodInParts) {
 
         /** Good responses that arrived inside the window, per second of the window. */
         public double goodput() {
             return goodInWindow / seconds;
+        }
+
+        /** Each part's goodput: the good responses that arrived in it, per second of it. */
+        public List<Double> goodputByPart() {
+            double partSeconds = seconds / goodInParts.length;
+            return java.util.Arrays.stream(goodInParts)
+                    .mapToObj(n -> n / partSeconds)
+                    .toList();
         }
 
         /** The latency of good responses at quantile {@code q}, in milliseconds (NaN without any). */
@@ -126,6 +159,7 @@ public final class OpenLoop {
     private final LongAdder sent = new LongAdder();
     private final LongAdder good = new LongAdder();
     private final LongAdder goodInWindow = new LongAdder();
+    private final java.util.concurrent.atomic.AtomicLongArray goodInParts;
     private final LongAdder shed = new LongAdder();
     private final LongAdder other = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
@@ -142,6 +176,7 @@ public final class OpenLoop {
     private OpenLoop(Plan plan, Runnable atWindow) {
         this.plan = plan;
         this.atWindow = atWindow;
+        this.goodInParts = new java.util.concurrent.atomic.AtomicLongArray(plan.parts());
     }
 
     /**
@@ -207,7 +242,8 @@ public final class OpenLoop {
                 timeouts.sum(),
                 errors.sum(),
                 (windowEnd - windowStart) / 1e9,
-                l.stream().mapToLong(Long::longValue).toArray());
+                l.stream().mapToLong(Long::longValue).toArray(),
+                parts());
     }
 
     /** One client: sends at {@code scheduled}, gives up at the deadline. */
@@ -247,6 +283,9 @@ public final class OpenLoop {
                     && arrived - windowStart >= 0
                     && arrived - windowEnd < 0) {
                 goodInWindow.increment();
+                // the part it arrived in: parts of equal length, the last one closed by windowEnd
+                int part = (int) ((arrived - windowStart) * plan.parts() / (windowEnd - windowStart));
+                goodInParts.incrementAndGet(part);
             }
             if (counted) {
                 if (status >= 200 && status < 300 && latency <= timeoutNanos) {
@@ -276,6 +315,14 @@ public final class OpenLoop {
                 open.decrementAndGet();
             }
         }
+    }
+
+    private long[] parts() {
+        long[] n = new long[goodInParts.length()];
+        for (int i = 0; i < n.length; i++) {
+            n[i] = goodInParts.get(i);
+        }
+        return n;
     }
 
     private static final int CLOSE = 1 << 16;
