@@ -20,7 +20,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li><b>Fast path, no lock.</b> A borrower claims a slot by CAS {@code IDLE -> BORROWED},
  *       scanning the slots in order: a platform thread from the slot it claimed last (its own
  *       cache line, and two threads that keep to their own slots never touch each other's), a
- *       virtual thread from the first. While borrowers are parked it must first take a
+ *       virtual thread from the first, after it tried the slot it returned last, if that one is
+ *       free (found in a small table of returned slots by the thread's id, so a virtual thread
+ *       that borrows again and again keeps to its slot, as a platform thread does, without a
+ *       thread-local; a virtual thread that never borrowed starts at the first slot, so an idle
+ *       pool still shrinks). While borrowers are parked it must first take a
  *       <em>pass</em> (one CAS on {@code passes}, which counts how often the head waiter was
  *       overtaken); when {@code passes == bound} no pass is given and it queues like everyone
  *       else. A return is a CAS {@code BORROWED -> IDLE} and, only if someone waits,
@@ -97,6 +101,23 @@ final class HandOff<T> {
 
     /** Per platform thread, the index of the slot it claimed last (a hint; see claim()). */
     private final ThreadLocal<int[]> lastClaimed = ThreadLocal.withInitial(() -> new int[1]);
+
+    /** Entries of {@link #returned}: a power of two, so that an id's entry is its low bits. */
+    private static final int RETURNED_ENTRIES = 64;
+    /**
+     * Array elements between two entries of {@link #returned}: 16 references are at least a
+     * 64-byte cache line, so two carriers writing their threads' entries do not share a line.
+     */
+    private static final int RETURNED_STRIDE = 16;
+
+    /**
+     * The slot a virtual thread returned last, at the entry of its id (a hint that a slot's
+     * {@link Slot#returnedBy} confirms; threads whose ids share an entry overwrite each other's,
+     * which only sends one of them to the ordinary scan). A virtual thread has no cheap
+     * per-thread field for this: a thread-local would allocate a map in every virtual thread
+     * that borrows once.
+     */
+    private final Slot<?>[] returned = new Slot<?>[RETURNED_ENTRIES * RETURNED_STRIDE];
 
     /**
      * @param name      the pool's name, for the closed-pool error
@@ -247,12 +268,22 @@ final class HandOff<T> {
     /**
      * Claims the first free slot, scanning from the one this platform thread claimed last (its
      * cache line is likely still the thread's own, and two threads that stay on their own slots
-     * do not contend); virtual threads scan from the first slot.
+     * do not contend); a virtual thread first tries the slot it returned last, then scans from
+     * the first slot.
      */
     private Slot<T> claim() {
         Slot<T>[] all = slots;
         int n = all.length;
-        int[] last = Thread.currentThread().isVirtual() ? null : lastClaimed.get();
+        Thread me = Thread.currentThread();
+        int[] last = null;
+        if (me.isVirtual()) {
+            Slot<T> mine = returnedBy(me.threadId());
+            if (mine != null && mine.state() == Slot.IDLE && mine.cas(Slot.IDLE, Slot.BORROWED)) {
+                return mine; // removed slots are never IDLE again
+            }
+        } else {
+            last = lastClaimed.get();
+        }
         int i = last == null || last[0] >= n ? 0 : last[0];
         for (int k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {
             Slot<T> s = all[i];
@@ -264,6 +295,17 @@ final class HandOff<T> {
             }
         }
         return null;
+    }
+
+    /** The slot the virtual thread {@code id} returned last, if the table still holds it. */
+    @SuppressWarnings("unchecked")
+    private Slot<T> returnedBy(long id) {
+        Slot<T> s = (Slot<T>) returned[entry(id)];
+        return s != null && s.returnedBy == id ? s : null;
+    }
+
+    private static int entry(long threadId) {
+        return ((int) threadId & (RETURNED_ENTRIES - 1)) * RETURNED_STRIDE;
     }
 
     private boolean anyIdle() {
@@ -291,6 +333,12 @@ final class HandOff<T> {
 
     /** BORROWED -> IDLE, then a waiter is signalled; false if the slot was not borrowed. */
     boolean free(Slot<T> s) {
+        Thread me = Thread.currentThread();
+        if (me.isVirtual() && s.state() == Slot.BORROWED) { // remembered while the slot is still held
+            long id = me.threadId();
+            s.returnedBy = id;
+            returned[entry(id)] = s;
+        }
         if (!s.cas(Slot.BORROWED, Slot.IDLE)) {
             return false;
         }
@@ -386,10 +434,20 @@ final class HandOff<T> {
                 System.arraycopy(old, i + 1, shrunk, i, old.length - i - 1);
                 slots = shrunk;
             }
+            forget(s);
             removed.signalAll();
             return true;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Drops {@code s} from the table of returned slots, so that a removed slot is not kept reachable. */
+    private void forget(Slot<T> s) {
+        for (int e = 0; e < returned.length; e += RETURNED_STRIDE) {
+            if (returned[e] == s) {
+                returned[e] = null;
+            }
         }
     }
 

@@ -45,6 +45,12 @@ public final class Slot<T> {
      * by {@link Pool#stats()}, and into the pool's history when the slot is destroyed.
      */
     long immediateBorrows;
+    /**
+     * The id of the virtual thread that returned it last (0: none), written by that thread before
+     * its CAS to IDLE: with {@link HandOff}'s table of returned slots, a virtual thread finds the
+     * slot it returned last and takes it again first. A hint, read racily; the CAS decides.
+     */
+    long returnedBy;
     /** When the current borrow began; written after the claim, read by the leak check. */
     volatile long borrowedAt;
     /** Leak detection only (leakThreshold > 0): the current borrower and its stack. */

@@ -66,6 +66,64 @@ class HandOffTest {
     }
 
     @Test
+    void aVirtualThreadTakesTheSlotItReturnedLastAgainANewOneTheFirstFreeSlot() throws Exception {
+        HandOff<String> k = new HandOff<>("k", 2, () -> {});
+        Slot<String> a = slot(k, "a");
+        Slot<String> b = slot(k, "b");
+        CompletableFuture<String> steps = new CompletableFuture<>();
+        Thread.ofVirtual()
+                .start(() -> {
+                    Slot<String> first = k.poll(); // a
+                    Slot<String> second = k.poll(); // b
+                    k.release(first);
+                    k.release(second); // both free; b returned last
+                    Slot<String> again = k.poll();
+                    k.release(again);
+                    steps.complete(first.resource + second.resource + again.resource);
+                })
+                .join();
+        assertEquals("abb", steps.get(), "b, the slot it returned last, though a comes first in the scan");
+        CompletableFuture<Slot<String>> mine = new CompletableFuture<>();
+        Thread.ofVirtual()
+                .start(() -> {
+                    Slot<String> s = k.poll(); // a, the first free slot
+                    k.release(s);
+                    Slot<String> held = k.poll(); // a again
+                    Slot<String> next = k.poll(); // b: a is held
+                    k.release(held);
+                    k.release(next); // b returned last
+                    mine.complete(k.poll());
+                })
+                .join();
+        assertSame(b, mine.get(), "b, returned last, though a comes first in the scan");
+        assertTrue(!k.release(b));
+        CompletableFuture<Slot<String>> fresh = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> fresh.complete(k.poll())).join();
+        assertSame(a, fresh.get(), "a virtual thread that returned nothing starts at the first free slot");
+        assertTrue(!k.release(a));
+    }
+
+    @Test
+    void aRemovedSlotIsNotTakenAgainByTheThreadThatReturnedIt() throws Exception {
+        HandOff<String> k = new HandOff<>("k", 2, () -> {});
+        Slot<String> a = slot(k, "a");
+        Slot<String> b = slot(k, "b");
+        CompletableFuture<Slot<String>> after = new CompletableFuture<>();
+        Thread.ofVirtual()
+                .start(() -> {
+                    Slot<String> first = k.poll(); // a
+                    Slot<String> second = k.poll(); // b
+                    k.release(first);
+                    k.release(second); // b returned last
+                    assertTrue(k.remove(second, Slot.IDLE));
+                    after.complete(k.poll());
+                })
+                .join();
+        assertSame(a, after.get(), "b was removed: the scan's first free slot");
+        assertEquals(Slot.REMOVED, b.state());
+    }
+
+    @Test
     void theHeadWaiterIsOvertakenAtMostBoundTimes() throws Exception {
         for (int bound = 0; bound <= 3; bound++) {
             AtomicInteger demand = new AtomicInteger();

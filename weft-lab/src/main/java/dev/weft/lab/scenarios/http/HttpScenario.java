@@ -32,7 +32,9 @@ import java.util.Optional;
  * Jetty are measured alternately while both are up, in paired rounds of alternating slices on
  * connections kept open ({@link PairedLoad}, decision 0815), so that drift on a shared machine hits
  * both alike: at 120 connections (whose rate is {@link SpanRate}'s, free of the window's edges,
- * decision 0850), at 1,000, without the sleep and for the WebSocket echo. For each variant:
+ * decision 0850), at 1,000, without the sleep and for the WebSocket echo; with the 50 ms handler,
+ * each slice's connections start spread over one round trip ({@link Stagger}, decision 0860), not in
+ * step. For each variant:
  * requests (or messages) per second, latency, errors, and the server JVM's CPU time per request
  * (its CPU time during the window / requests completed). Before any variant, each server is primed
  * with one warm-up window of {@code /nosleep}, so that no variant pays for its JVM's first compiles,
@@ -216,9 +218,10 @@ public final class HttpScenario implements Scenario {
     static final long IN_STEP_WARMUP_MS = 150;
 
     /**
-     * Whether the pair starting with {@code a} is the @120 one, whose 120 connections complete in
-     * step (a burst every round trip of the 50 ms handler): its rate is {@link SpanRate}'s, free of
-     * the window's edges (decision 0850). The @1000 and no-sleep pairs keep completions / seconds,
+     * Whether the pair starting with {@code a} is the @120 one, whose 120 connections completed in
+     * step (a burst every round trip of the 50 ms handler) until decision 0860 spread their starts:
+     * its rate is {@link SpanRate}'s, free of the window's edges and exact whether the connections
+     * run in step or spread (decision 0850). The @1000 and no-sleep pairs keep completions / seconds,
      * and report both figures per round ({@code requests_per_second_span_rounds}).
      */
     static boolean inStep(Spec a) {
@@ -543,7 +546,8 @@ public final class HttpScenario implements Scenario {
                     Long.toString(serverB.process.pid()),
                     a.path(),
                     Integer.toString(ws ? sockets(a) : a.connections()),
-                    Long.toString(pairWarmupMs)));
+                    Long.toString(pairWarmupMs),
+                    Long.toString(staggerMs(a))));
             load.jvm.await(LoadMain.PAIR, Duration.ofMillis(2 * pairWarmupMs + HANG_GUARD_MS));
             try {
                 // The candidate cores' pairs come last; their minimum rounds stay out of the extra ones.
@@ -608,6 +612,17 @@ public final class HttpScenario implements Scenario {
             m.put(a.name(), side(ws, serverA, ra));
             m.put(b.name(), side(ws, serverB, rb));
             return m;
+        }
+
+        /**
+         * Over how long the pair's connections spread their first requests after each resume
+         * ({@link Stagger}, decision 0860): one round trip of the 50 ms handler for the sleeping
+         * pairs (@120, @1000), whose connections otherwise start together and stay in step through
+         * the slice; 0 (all at once) without the sleep, where a round trip is about a millisecond,
+         * and for WebSockets.
+         */
+        long staggerMs(Spec a) {
+            return a.load() == Load.HTTP1 && a.sleeps() ? SLEEP_MS : 0;
         }
 
         /**

@@ -73,6 +73,8 @@ final class LoadGenerator {
     private volatile boolean paused;
 
     private volatile int resumes;
+    /** Over how long a resume spreads the connections' sends ({@link Stagger}); set before the threads start. */
+    private long staggerNanos;
     /** Requests sent and not yet answered (nor lost with their connection). */
     private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -97,8 +99,21 @@ final class LoadGenerator {
      * plan's warm-up and duration are the pair's business).
      */
     static PairedLoad.Alternating openPaused(Plan plan) throws IOException {
+        return openPaused(plan, 0);
+    }
+
+    /**
+     * As {@link #openPaused(Plan)}, and each resume spreads the connections' first sends evenly
+     * over {@code staggerMs} (one round trip of the handler; 0: all at once), so that they do not
+     * run in step ({@link Stagger}, decision 0860).
+     */
+    static PairedLoad.Alternating openPaused(Plan plan, long staggerMs) throws IOException {
+        if (staggerMs < 0) {
+            throw new IllegalArgumentException("a stagger is 0 ms or more; got " + staggerMs);
+        }
         LoadGenerator g = new LoadGenerator(plan);
         g.paused = true;
+        g.staggerNanos = TimeUnit.MILLISECONDS.toNanos(staggerMs);
         g.start();
         return new PairedLoad.Alternating() {
             @Override
@@ -152,7 +167,7 @@ final class LoadGenerator {
         int threads = Math.min(plan.threads(), plan.connections());
         for (int i = 0; i < threads; i++) {
             int share = plan.connections() / threads + (i < plan.connections() % threads ? 1 : 0);
-            Worker w = new Worker(share);
+            Worker w = new Worker(share, i, threads);
             workers.add(w);
             running.add(Thread.ofPlatform()
                     .name("weft-load-" + (i + 1))
@@ -338,13 +353,17 @@ final class LoadGenerator {
         int resumed;
         /** Its connections, made here so that the measuring thread reads their spans after a part. */
         final List<Conn> all = new ArrayList<>();
+        /** When its idle connections send after a resume (decision 0860). */
+        final Stagger<Conn> stagger;
 
-        Worker(int connections) throws IOException {
+        /** The {@code index}-th of {@code threads} selector threads, with {@code connections} of its own. */
+        Worker(int connections, int index, int threads) throws IOException {
             this.selector = Selector.open();
             this.connections = connections;
             for (int i = 0; i < connections; i++) {
                 all.add(new Conn());
             }
+            this.stagger = new Stagger<>(staggerNanos, plan.connections(), index, threads, all);
         }
 
         /** Zeroes the figures, before a measured window. */
@@ -370,7 +389,7 @@ final class LoadGenerator {
                     open(c);
                 }
                 while (phase != PHASE_DONE) {
-                    selector.select(reconnect.isEmpty() ? 100 : 10);
+                    selector.select(stagger.waitMs(System.nanoTime(), reconnect.isEmpty() ? 100 : 10));
                     var keys = selector.selectedKeys();
                     for (SelectionKey key : keys) {
                         Conn c = (Conn) key.attachment();
@@ -392,12 +411,10 @@ final class LoadGenerator {
                     }
                     if (resumed != resumes) {
                         resumed = resumes;
-                        for (Conn c : all) {
-                            if (c.idle && !paused) {
-                                c.idle = false;
-                                send(c);
-                            }
-                        }
+                        stagger.resume(System.nanoTime(), c -> c.idle);
+                    }
+                    if (stagger.pending()) {
+                        stagger.sendDue(System.nanoTime(), this::sendIfIdle);
                     }
                 }
                 long now = System.nanoTime();
@@ -449,6 +466,17 @@ final class LoadGenerator {
                 return;
             }
             sendUnlessPaused(c);
+        }
+
+        /** A resume's due send: unless the loops paused again, or the connection is being reopened. */
+        private void sendIfIdle(Conn c) {
+            if (c.idle && !paused && c.key != null) {
+                try {
+                    send(c);
+                } catch (IOException e) {
+                    failed(c, e);
+                }
+            }
         }
 
         private void sendUnlessPaused(Conn c) throws IOException {

@@ -9,8 +9,10 @@ import dev.weft.lab.report.Json;
  * (HTTP/1.1, see {@link LoadGenerator}), runs it, answers {@code load <json>} with its
  * {@link LoadResult}, and exits at the end of its input. Paired rounds ({@link PairedLoad}) keep their connections
  * between jobs: {@code pair-open <http|ws> <port-a> <pid-a> <port-b> <pid-b> <path> <connections>
- * <warmup-ms>} opens both sets (HTTP/1.1 keep-alive connections on 2 selector threads each, or
- * WebSockets) and warms each up alone (answer {@code pair {}}); each
+ * <warmup-ms> [<stagger-ms>]} opens both sets (HTTP/1.1 keep-alive connections on 2 selector threads
+ * each, or WebSockets) and warms each up alone (answer {@code pair {}}); an HTTP/1.1 pair's
+ * connections send their first requests after each resume spread over {@code stagger-ms} (default
+ * 0: all at once; {@link Stagger}, decision 0860); each
  * {@code pair-round <a|b> <settle-ms> <slice-ms> <parts>} measures one round in parts interleaved a b b a ..., the server named first first
  * (answer {@code pair {"a": .., "b": ..}}); {@code pair-close} closes them (answer {@code pair {}}).
  * Every job is bounded in time, so the JVM never outlives the
@@ -62,19 +64,21 @@ public final class LoadMain {
         System.out.println("load: " + line);
         switch (f[0]) {
             case "pair-open" -> {
-                if (f.length != 9 || pair != null || !f[1].matches("http|ws")) {
+                if (f.length < 9 || f.length > 10 || pair != null || !f[1].matches("http|ws")) {
                     throw new IllegalArgumentException("pair-open <http|ws> <port-a> <pid-a> <port-b> <pid-b> <path>"
-                            + " <connections> <warmup-ms>, once before pair-close; got " + line);
+                            + " <connections> <warmup-ms> [<stagger-ms>], once before pair-close; got " + line);
                 }
                 int connections = Integer.parseInt(f[7]);
                 long warmup = Long.parseLong(f[8]);
+                long stagger = f.length == 10 ? Long.parseLong(f[9]) : 0;
                 PairedLoad.Alternating[] sides = new PairedLoad.Alternating[2];
                 for (int i = 0; i < 2; i++) {
                     int port = Integer.parseInt(f[2 + 2 * i]);
                     long pid = Long.parseLong(f[3 + 2 * i]);
                     sides[i] = f[1].equals("ws")
                             ? WsLoad.openPaused(new WsLoad.Plan(port, f[6], connections, 0, 1, pid))
-                            : LoadGenerator.openPaused(new LoadGenerator.Plan(port, f[6], connections, 0, 1, pid, 2));
+                            : LoadGenerator.openPaused(
+                                    new LoadGenerator.Plan(port, f[6], connections, 0, 1, pid, 2), stagger);
                 }
                 pair = PairedLoad.open(sides[0], sides[1], warmup);
                 ChildJvm.tell(PAIR, "{}");

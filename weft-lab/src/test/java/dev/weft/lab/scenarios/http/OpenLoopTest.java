@@ -119,17 +119,21 @@ class OpenLoopTest {
 
     @Test
     void aWindowInPartsCountsEachGoodResponseInThePartItArrivedIn() throws Exception {
-        OpenLoop.Result r = OpenLoop.run(
-                new OpenLoop.Plan(port, "/ok", 50, 100, 400, Duration.ofSeconds(5), 100, 4), () -> {});
+        OpenLoop.Result r =
+                OpenLoop.run(new OpenLoop.Plan(port, "/ok", 50, 100, 400, Duration.ofSeconds(5), 100, 4), () -> {});
         assertEquals(4, r.goodInParts().length, "one count per part: " + r);
-        assertEquals(r.goodInWindow(), java.util.Arrays.stream(r.goodInParts()).sum(), "the parts add up to the window");
+        assertEquals(
+                r.goodInWindow(), java.util.Arrays.stream(r.goodInParts()).sum(), "the parts add up to the window");
         java.util.List<Double> byPart = r.goodputByPart();
         assertEquals(4, byPart.size());
         // each part is a quarter of the window: its rate is its count over 0.1 s, and their mean is the window's
         assertEquals(r.goodInParts()[0] / 0.1, byPart.getFirst(), 1e-6);
         assertEquals(
-                r.goodput(), byPart.stream().mapToDouble(Double::doubleValue).average().orElseThrow(), 1e-6);
-        assertEquals(1, run("/ok", Duration.ofSeconds(5)).goodInParts().length, "a plan without parts: the window whole");
+                r.goodput(),
+                byPart.stream().mapToDouble(Double::doubleValue).average().orElseThrow(),
+                1e-6);
+        assertEquals(
+                1, run("/ok", Duration.ofSeconds(5)).goodInParts().length, "a plan without parts: the window whole");
     }
 
     @Test

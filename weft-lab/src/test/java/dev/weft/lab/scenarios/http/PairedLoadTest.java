@@ -25,10 +25,18 @@ import org.junit.jupiter.api.Test;
  */
 class PairedLoadTest {
 
-    /** A server that answers 200 to everything and counts the requests it received. */
-    private record Counting(Server server, AtomicLong requests) {
+    /**
+     * A server that answers 200 to everything, {@code delayMs} after each request arrives (0: at
+     * once), and counts the requests it received and notes when each arrived.
+     */
+    private record Counting(Server server, AtomicLong requests, List<Long> arrivals) {
         static Counting start() throws Exception {
+            return start(0);
+        }
+
+        static Counting start(long delayMs) throws Exception {
             AtomicLong requests = new AtomicLong();
+            List<Long> arrivals = java.util.Collections.synchronizedList(new ArrayList<>());
             Server server = new Server();
             ServerConnector connector = new ServerConnector(server);
             connector.setHost("127.0.0.1");
@@ -37,14 +45,22 @@ class PairedLoadTest {
             server.setHandler(new Handler.Abstract.NonBlocking() {
                 @Override
                 public boolean handle(Request request, Response response, Callback callback) {
+                    arrivals.add(System.nanoTime());
                     requests.incrementAndGet();
-                    response.setStatus(200);
-                    response.write(true, ByteBuffer.wrap(PlainJetty.BODY), callback);
+                    Runnable answer = () -> {
+                        response.setStatus(200);
+                        response.write(true, ByteBuffer.wrap(PlainJetty.BODY), callback);
+                    };
+                    if (delayMs == 0) {
+                        answer.run();
+                    } else {
+                        server.getScheduler().schedule(answer, delayMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+                    }
                     return true;
                 }
             });
             server.start();
-            return new Counting(server, requests);
+            return new Counting(server, requests, arrivals);
         }
 
         int port() {
@@ -120,6 +136,35 @@ class PairedLoadTest {
         } finally {
             a.server().stop();
             b.server().stop();
+        }
+    }
+
+    @Test
+    void aStaggeredResumeSpreadsTheConnectionsFirstRequests() throws Exception {
+        Counting slow = Counting.start(1_000); // a round trip of a second
+        Counting other = Counting.start();
+        try (PairedLoad pair = PairedLoad.open(
+                LoadGenerator.openPaused(new LoadGenerator.Plan(slow.port(), "/x", 20, 0, 1, pid(), 2), 200),
+                LoadGenerator.openPaused(new LoadGenerator.Plan(other.port(), "/x", 4, 0, 1, pid(), 2)),
+                0)) {
+            long resumed = System.nanoTime();
+            // A 220 ms slice, shorter than a round trip: each connection sends once, if its turn came.
+            PairedLoad.RoundResult r = pair.round(true, 0, 220, 1);
+            assertEquals(0, r.a().errors(), "no errors: " + r.a());
+            List<Long> first = new ArrayList<>(slow.arrivals());
+            first.removeIf(t -> t < resumed); // the warm-up's
+            assertTrue(
+                    first.size() >= 10 && first.size() <= 20,
+                    "at most one request per connection, most of them sent: " + first.size());
+            long spread = first.stream().mapToLong(Long::longValue).max().orElseThrow()
+                    - first.stream().mapToLong(Long::longValue).min().orElseThrow();
+            // Spread over 200 ms they arrive over ~190 ms (sent at 0, 10, ..., 190 ms after the
+            // resume); at once, within a few milliseconds. A loaded machine delays sends, but can
+            // only bunch them up by stalling the sender for over 100 ms: a quarter is the bar.
+            assertTrue(spread >= 50_000_000L, "first requests arrived over " + spread / 1e6 + " ms");
+        } finally {
+            slow.server().stop();
+            other.server().stop();
         }
     }
 
