@@ -52,7 +52,9 @@ class LabSmokeTest {
                             "naive-loom",
                             "weft",
                             "raw-virtual",
-                            "weft-executor"),
+                            "weft-executor",
+                            // --full and smoke only: kotlinx on the cheapest dispatcher (decision 0870)
+                            "kotlinx-floor"),
             "http",
                     Set.of(
                             "jetty-50-threads@120",

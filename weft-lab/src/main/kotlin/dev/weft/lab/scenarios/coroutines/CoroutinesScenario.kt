@@ -3,6 +3,7 @@ package dev.weft.lab.scenarios.coroutines
 import dev.weft.kotlin.Virtual
 import dev.weft.kotlin.VirtualThreadDispatcher
 import dev.weft.lab.Goal
+import dev.weft.lab.MemoryMeter
 import dev.weft.lab.Mode
 import dev.weft.lab.Scenario
 import dev.weft.lab.ScenarioContext
@@ -32,6 +33,7 @@ import java.util.concurrent.Executors
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicReference
 import java.util.function.Supplier
+import kotlin.coroutines.CoroutineContext
 import kotlin.math.ceil
 
 /**
@@ -58,6 +60,14 @@ import kotlin.math.ceil
  * objects and its frozen stack on the heap for a second, and the collector copies that live set.
  * So each variant also reports the collector's pause time during its runs and the live heap per
  * sleeping task, measured on the same workload at up to 100,000 tasks.
+ *
+ * `--full` (and smoke) adds `kotlinx-floor`: the same coroutines on the cheapest dispatcher there is
+ * (one shared instance, so nested `withContext` runs in place as on weft; every dispatch starts a new
+ * unnamed virtual thread; no reuse, no names, no context, no timer). It is what kotlinx's `launch` and
+ * `withContext` cost on virtual threads whatever the dispatcher: raw to `kotlinx-floor` is kotlinx's
+ * share of the gap at a million coroutines, `kotlinx-floor` to `weft` is weft's (decision 0870). Every
+ * measured variant also reports the bytes it allocated per task and the JVM's CPU seconds per run,
+ * which a loaded machine distorts far less than the wall time.
  *
  * The scenario also counts virtual threads started per 1,000 resumes (JFR `jdk.VirtualThreadStart`)
  * for weft, weft without idle-thread reuse, and the one-liner.
@@ -101,7 +111,12 @@ class CoroutinesScenario : Scenario {
             Measured("weft", n) { size, work -> coroutines(size, work) { Dispatchers.Virtual } },
             Measured("naive-loom", n) { size, work -> coroutines(size, work) { naiveLoom } },
             Measured("weft-executor", n) { size, work -> onExecutor(size, work, Dispatchers.Virtual.asExecutor()) },
-        )
+        ) + if (ctx.mode() == Mode.QUICK) {
+            // The quick lab's budget has no room for it; its share is measured at a million.
+            emptyList()
+        } else {
+            listOf(Measured(FLOOR, n) { size, work -> coroutines(size, work) { KotlinxFloor } })
+        }
         // More iterations, up to three times as many, while the weft goal is inconclusive and the
         // budget keeps 12 s for Dispatchers.IO, the heap readings and the JFR count (decision 0804).
         val (rawRuns, weftRuns) = variants
@@ -165,6 +180,7 @@ class CoroutinesScenario : Scenario {
         report(ctx, variants[1], weft, limit, null, n, creation, perResume.weft, perResume.weftNoReuse)
         report(ctx, variants[2], naive, limit, if (full) 6.0 else null, n, creation, perResume.naive)
         report(ctx, variants[3], executorOnly, limit, null, n, creation)
+        variants.getOrNull(4)?.let { floor -> report(ctx, floor, floor.median, limit, null, n, creation) }
         ctx.variant("dispatchers-io").unit("s").value(ioExtrapolated).limit(nWaves * 1.0)
             .published(if (full) 1_000_000 * 1.0 / 64 else null)
             .kind(dev.weft.lab.Variant.EXTRAPOLATED)
@@ -225,6 +241,33 @@ class CoroutinesScenario : Scenario {
         notes(ctx, n, raw, weft, naive, ioExtrapolated, ioSubset, ioParallelism, perResume)
         goals(ctx, n, variants, ioExtrapolated)
         memoryNote(ctx, n, variants, memorySize)
+        variants.getOrNull(4)?.let { floor -> floorNote(ctx, n, variants[0], variants[1], floor) }
+    }
+
+    /**
+     * Why weft at N stays above raw virtual threads: the share of kotlinx itself (`kotlinx-floor`,
+     * coroutines on the cheapest dispatcher, against raw) and weft's own (weft against the floor), in
+     * time (paired by iteration), CPU, bytes allocated and held per task, and collector pauses.
+     */
+    private fun floorNote(ctx: ScenarioContext, n: Int, raw: Measured, weft: Measured, floor: Measured) {
+        val floorVsRaw = Stats.median(floor.times.zip(raw.times) { f, r -> f / r })
+        val weftVsFloor = Stats.median(weft.times.zip(floor.times) { w, f -> w / f })
+        ctx.note(
+            String.format(
+                Locale.ROOT,
+                "Where weft's gap to raw virtual threads goes at N = %,d: kotlinx-floor, the same coroutines on the" +
+                    " cheapest dispatcher (a new unnamed virtual thread per dispatch, nested withContext in place), takes" +
+                    " %.3fx raw's time (paired medians; CPU %.2f s against %.2f s), and weft %.3fx kotlinx-floor's (CPU %.2f s)." +
+                    " Per task, raw allocates %.0f B and holds %.0f B while asleep; kotlinx-floor %.0f B and %.0f B (launch," +
+                    " withContext, their jobs, contexts and continuations, and a deeper frozen stack); weft %.0f B and %.0f B" +
+                    " (a thread name and a reusable worker on top). Collector pauses per run: raw %.2f s, kotlinx-floor %.2f s," +
+                    " weft %.2f s. The part from raw to kotlinx-floor is kotlinx's own cost per coroutine, which no dispatcher" +
+                    " removes; decision 0870 has the per-class table.",
+                n, floorVsRaw, floor.cpu, raw.cpu, weftVsFloor, weft.cpu,
+                raw.allocPerTask, raw.bytesPerTask, floor.allocPerTask, floor.bytesPerTask, weft.allocPerTask, weft.bytesPerTask,
+                raw.gcPause, floor.gcPause, weft.gcPause,
+            ),
+        )
     }
 
     /**
@@ -234,6 +277,8 @@ class CoroutinesScenario : Scenario {
     private class Measured(val name: String, val size: Int, val body: (size: Int, work: () -> Unit) -> Unit) {
         val times = mutableListOf<Double>()
         private val gcPauses = mutableListOf<Double>()
+        private val allocations = mutableListOf<Double>()
+        private val cpuTimes = mutableListOf<Double>()
         var samples: SchedulerSamples? = null
         var bytesPerTask: Double = Double.NaN
         val median: Double get() = Stats.median(times)
@@ -241,13 +286,25 @@ class CoroutinesScenario : Scenario {
         /** The collector's pause time during the runs, median over them, in seconds. */
         val gcPause: Double get() = Stats.median(gcPauses)
 
+        /** Heap bytes the JVM allocated per task during a run (carriers included), median over the runs; NaN when unreadable. */
+        val allocPerTask: Double get() = if (allocations.isEmpty()) Double.NaN else Stats.median(allocations)
+
+        /** The JVM's CPU time during a run (every thread: carriers, collector, compiler), median over the runs, in seconds; NaN when unreadable. */
+        val cpu: Double get() = if (cpuTimes.isEmpty()) Double.NaN else Stats.median(cpuTimes)
+
         /** One timed run in a memory window of its own; the scheduler samples of the latest run are kept. */
         fun run(ctx: ScenarioContext) {
             System.gc()
             val sampler = SchedulerSampler.start(Duration.ofMillis(50))
             val gcBefore = gcPauseMillis()
+            val allocatedBefore = MemoryMeter.allocatedBytes()
+            val cpuBefore = processCpuNanos()
             try {
                 ctx.measuring(name).use { times += time { body(size, SLEEP_1S) } }
+                val cpuAfter = processCpuNanos()
+                if (cpuBefore >= 0 && cpuAfter >= 0) cpuTimes += (cpuAfter - cpuBefore) / 1e9
+                val allocatedAfter = MemoryMeter.allocatedBytes()
+                if (allocatedBefore >= 0 && allocatedAfter >= 0) allocations += (allocatedAfter - allocatedBefore).toDouble() / size
             } finally {
                 gcPauses += (gcPauseMillis() - gcBefore) / 1e3
                 samples = sampler.stop()
@@ -275,6 +332,8 @@ class CoroutinesScenario : Scenario {
             .apply { if (noReuse != null) extra("threads_per_1000_resumes_without_reuse", noReuse) }
             .extra("gc_pause_s", v.gcPause)
             .extra("live_bytes_per_task", v.bytesPerTask)
+            .extra("alloc_bytes_per_task", v.allocPerTask)
+            .extra("cpu_s", v.cpu)
             .scheduler(v.samples!!)
             .add()
     }
@@ -430,6 +489,7 @@ class CoroutinesScenario : Scenario {
         coroutines(n, short) { Dispatchers.Virtual }
         coroutines(n, short) { naiveLoom }
         onExecutor(n, short, Dispatchers.Virtual.asExecutor())
+        if (ctx.mode() != Mode.QUICK) coroutines(n, short) { KotlinxFloor }
         startAndJoinEmpty(n)
     }
 
@@ -510,7 +570,24 @@ class CoroutinesScenario : Scenario {
         }
     }
 
+    /**
+     * The cheapest coroutine dispatcher on virtual threads, `kotlinx-floor`'s: one instance (so a nested
+     * `withContext` on it runs in place, as on weft) that starts a new unnamed virtual thread per
+     * dispatch, with nothing else (no reuse, names, context, close or timer). What remains at N is
+     * kotlinx's own cost per coroutine.
+     */
+    private object KotlinxFloor : CoroutineDispatcher() {
+        override fun dispatch(context: CoroutineContext, block: Runnable) {
+            Thread.ofVirtual().start(block)
+        }
+
+        override fun toString(): String = "kotlinx-floor"
+    }
+
     private companion object {
+        /** The variant of kotlinx on [KotlinxFloor]: full and smoke runs only. */
+        const val FLOOR = "kotlinx-floor"
+
         /** The article's elastic dispatcher's cap: Dispatchers.IO.limitedParallelism(5000). */
         const val IO_5000 = 5_000
 
@@ -525,6 +602,9 @@ class CoroutinesScenario : Scenario {
 
         /** The articles' task: a blocking sleep of one second. */
         val SLEEP_1S: () -> Unit = { Thread.sleep(1000) }
+
+        /** This JVM's CPU time so far (all its threads), in nanoseconds, or -1 when the JVM does not tell. */
+        fun processCpuNanos(): Long = (ManagementFactory.getOperatingSystemMXBean() as? com.sun.management.OperatingSystemMXBean)?.processCpuTime ?: -1L
 
         fun gcPauseMillis(): Long = ManagementFactory.getGarbageCollectorMXBeans().sumOf { maxOf(0L, it.collectionTime) }
 
