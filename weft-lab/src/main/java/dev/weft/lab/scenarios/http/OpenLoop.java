@@ -86,18 +86,6 @@ public final class OpenLoop {
                         + " at least 1 ms each); got " + parts + " parts of a " + durationMs + " ms window");
             }
         }
-
-        /** A plan whose window is one part. */
-        public Plan(
-                int port,
-                String path,
-                double ratePerSecond,
-                long warmupMs,
-                long durationMs,
-                Duration clientTimeout,
-                int maxConnections) {
-            this(port, path, ratePerSecond, warmupMs, durationMs, clientTimeout, maxConnections, 1);
-        }
     }
 
     /**

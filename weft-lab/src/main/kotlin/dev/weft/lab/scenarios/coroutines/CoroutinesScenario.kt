@@ -296,17 +296,18 @@ class CoroutinesScenario : Scenario {
         fun run(ctx: ScenarioContext) {
             System.gc()
             val sampler = SchedulerSampler.start(Duration.ofMillis(50))
-            val gcBefore = gcPauseMillis()
-            val allocatedBefore = MemoryMeter.allocatedBytes()
+            val before = MemoryMeter.now() // the collector's pauses and the bytes allocated so far
             val cpuBefore = processCpuNanos()
             try {
                 ctx.measuring(name).use { times += time { body(size, SLEEP_1S) } }
                 val cpuAfter = processCpuNanos()
                 if (cpuBefore >= 0 && cpuAfter >= 0) cpuTimes += (cpuAfter - cpuBefore) / 1e9
                 val allocatedAfter = MemoryMeter.allocatedBytes()
-                if (allocatedBefore >= 0 && allocatedAfter >= 0) allocations += (allocatedAfter - allocatedBefore).toDouble() / size
+                if (before.allocatedBytes() >= 0 && allocatedAfter >= 0) {
+                    allocations += (allocatedAfter - before.allocatedBytes()).toDouble() / size
+                }
             } finally {
-                gcPauses += (gcPauseMillis() - gcBefore) / 1e3
+                gcPauses += (MemoryMeter.now().gcPauseMs() - before.gcPauseMs()) / 1e3
                 samples = sampler.stop()
             }
         }
@@ -605,8 +606,6 @@ class CoroutinesScenario : Scenario {
 
         /** This JVM's CPU time so far (all its threads), in nanoseconds, or -1 when the JVM does not tell. */
         fun processCpuNanos(): Long = (ManagementFactory.getOperatingSystemMXBean() as? com.sun.management.OperatingSystemMXBean)?.processCpuTime ?: -1L
-
-        fun gcPauseMillis(): Long = ManagementFactory.getGarbageCollectorMXBeans().sumOf { maxOf(0L, it.collectionTime) }
 
         fun time(body: () -> Unit): Double {
             val start = System.nanoTime()

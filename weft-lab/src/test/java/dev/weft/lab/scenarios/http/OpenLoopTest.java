@@ -73,7 +73,7 @@ class OpenLoopTest {
     private static OpenLoop.Result run(String path, Duration timeout) throws Exception {
         AtomicInteger windows = new AtomicInteger();
         OpenLoop.Result r =
-                OpenLoop.run(new OpenLoop.Plan(port, path, 50, 100, 400, timeout, 100), windows::incrementAndGet);
+                OpenLoop.run(new OpenLoop.Plan(port, path, 50, 100, 400, timeout, 100, 1), windows::incrementAndGet);
         assertEquals(1, windows.get(), "the window opened once");
         return r;
     }
@@ -108,7 +108,7 @@ class OpenLoopTest {
         // arrived inside it, so it cannot exceed the capacity (0.4 s x 50/s, plus the one in
         // progress as the window opens). A loaded machine only lowers it.
         OpenLoop.Result r = OpenLoop.run(
-                new OpenLoop.Plan(port, "/one-at-a-time", 150, 100, 400, Duration.ofSeconds(3), 400), () -> {});
+                new OpenLoop.Plan(port, "/one-at-a-time", 150, 100, 400, Duration.ofSeconds(3), 400, 1), () -> {});
         assertTrue(r.goodput() <= (0.4 * 50 + 1) / 0.4, "at most the capacity: " + r + ", goodput " + r.goodput());
         // Not vacuous: the window's requests were served in time, most after the window (its 75
         // requests take 1.5 s to drain). Whether any response arrives inside the 0.4 s window
