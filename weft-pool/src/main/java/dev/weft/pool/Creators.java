@@ -175,6 +175,8 @@ final class Creators<T> {
 
     private void deliver(T resource) {
         Slot<T> s = new Slot<>(pool, resource, System.nanoTime(), Slot.BORROWED);
+        // Counted before the hand-off: the borrower it wakes may read stats() before this thread runs again.
+        counters.created.increment();
         boolean added;
         lock.lock(); // lock order: this, then the hand-off's (never the reverse)
         try {
@@ -183,7 +185,6 @@ final class Creators<T> {
         } finally {
             lock.unlock();
         }
-        counters.created.increment();
         lastFailure = null;
         if (!added) {
             pool.destroy(List.of(s), "created after close");

@@ -56,6 +56,19 @@ class PoolTest {
     }
 
     @Test
+    void aResourceIsCountedAsCreatedBeforeItsBorrowerHasIt() throws Exception {
+        // The creator hands the new resource to the parked borrower; the borrower may run on the
+        // other core before the creator does again, so the count must come first. Repeated, since
+        // each round is one chance for that order.
+        for (int round = 0; round < 300; round++) {
+            try (Pool<TestResources.Res> p = pool(new TestResources(), 1).build();
+                    Lease<TestResources.Res> l = p.borrow()) {
+                assertEquals(1, p.stats().created(), "round " + round + ": " + p.stats());
+            }
+        }
+    }
+
+    @Test
     void borrowReturnsAndReusesOneResource() throws Exception {
         TestResources f = new TestResources();
         try (Pool<TestResources.Res> p = pool(f, 2).build()) {
