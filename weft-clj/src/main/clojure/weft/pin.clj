@@ -32,8 +32,9 @@
   `{:reason :blocking-operation :count :total-ms :max-ms :first-seen :last-seen :frames}`
   with frames `{:class :method :line}`, innermost first. `:not-counted` lists the pins a check
   saw but did not count because they were the JDK's own (a pin on a thread of the JDK's
-  machinery, or caused by the one-time initialization of a JDK class the body only triggered,
-  such as JDK 25's socket pollers starting): `{:thread :why :reason :duration-ms :frames}`."
+  machinery, caused by the one-time initialization of a JDK class the body only triggered,
+  such as JDK 25's socket pollers starting, or a wait for a monitor inside a section the JVM
+  pinned for itself, such as class loading): `{:thread :why :reason :duration-ms :frames}`."
   (:require [weft.impl.clojure-version]   ; first: on a Clojure older than weft supports, this fails naming the fix
             [clojure.string :as str]
             [clojure.test :as t]

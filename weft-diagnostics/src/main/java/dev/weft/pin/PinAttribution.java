@@ -24,7 +24,15 @@ import java.util.regex.Pattern;
  *     class in the pinned reason): the one-time start-up of the JDK's machinery, which the body
  *     only triggered;</li>
  * <li>or it blocked inside the initializer of a JDK class, with no initializer of another class
- *     on the stack and no monitor named as the reason.</li>
+ *     on the stack and no monitor named as the reason;</li>
+ * <li>or it waited to enter a monitor inside a section the JVM or the JDK pinned for itself (JDK
+ *     24+: blocking operation {@code Contended monitor enter}, reason {@code Freeze or preempt
+ *     failed (2)}, the JVM's code for "critical section"), with no initializer of the
+ *     application's on the stack. Code outside the JDK cannot open such a section: it is the JVM
+ *     loading, linking or initializing a class for the instruction at the top of the stack
+ *     (another thread of the body was loading the same class), or the JDK's own bookkeeping, such
+ *     as a virtual thread's interrupt lock. The application's own {@code synchronized} unmounts
+ *     on these JDKs and pins only with another reason.</li>
  * </ol>
  * Anything else counts, including a stack JFR cut short and blocking in the initializer of the
  * application's own class. A JDK class is one of {@code java.*}, {@code javax.*}, {@code jdk.*},
@@ -34,6 +42,11 @@ import java.util.regex.Pattern;
 final class PinAttribution {
 
     private static final Pattern WAITED_FOR_INIT = Pattern.compile("initialization of (\\S+) by another thread");
+    /** JDK 24+'s blocking operation for a monitor a virtual thread waits to enter. */
+    static final String CONTENDED_ENTER = "Contended monitor enter";
+    /** JDK 24+'s reason when the thread is in a critical section (HotSpot's freeze_pinned_cs, 2). */
+    static final String CRITICAL_SECTION = "Freeze or preempt failed (2)";
+
     private static final Map<String, Boolean> JDK = new ConcurrentHashMap<>();
 
     private PinAttribution() {}
@@ -60,6 +73,11 @@ final class PinAttribution {
                 return Optional.of(on(pin) + " waited for another thread's one-time initialization of the JDK class "
                         + m.group(1) + ", which the code under test only triggered");
             }
+        }
+        if (CONTENDED_ENTER.equals(pin.blockingOperation()) && CRITICAL_SECTION.equals(pin.reason())) {
+            return Optional.of(on(pin) + " waited to enter a monitor inside a section the JVM or the JDK pinned for"
+                    + " itself (class loading for the instruction at " + frames.getFirst()
+                    + ", or the JDK's own bookkeeping), which the code under test only triggered");
         }
         boolean monitor = pin.reason() != null
                 && pin.reason().toLowerCase(java.util.Locale.ROOT).contains("monitor");

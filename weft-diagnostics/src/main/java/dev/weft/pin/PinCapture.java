@@ -24,8 +24,9 @@ import org.jetbrains.annotations.Blocking;
  * {@code end()} fails rather than report too little. A stopped recording needs no flush, so a
  * check takes milliseconds, not JFR's one-second streaming delay. Pins from every thread count,
  * so a test that shares a JVM with concurrently running tests may see theirs too; except the
- * JDK's own (a pin on a thread of the JDK's machinery, or caused by the one-time initialization
- * of a JDK class), which the report lists apart as {@link PinReport#notCounted()} (decision 0206).
+ * JDK's own (a pin on a thread of the JDK's machinery, caused by the one-time initialization of
+ * a JDK class, or a wait for a monitor inside a section the JVM pinned for itself, such as class
+ * loading), which the report lists apart as {@link PinReport#notCounted()} (decision 0206).
  *
  * <pre>{@code
  * PinCapture capture = PinCapture.start();

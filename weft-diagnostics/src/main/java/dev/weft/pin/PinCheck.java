@@ -31,8 +31,9 @@ import org.jetbrains.annotations.Blocking;
  * }</pre>
  *
  * <p>A check counts the pins of the code under test: a pin on a thread of the JDK's own
- * machinery, or caused by the one-time initialization of a JDK class the body only triggered
- * (JDK 25's socket pollers starting at the first virtual-thread socket I/O), is listed apart in
+ * machinery, caused by the one-time initialization of a JDK class the body only triggered
+ * (JDK 25's socket pollers starting at the first virtual-thread socket I/O), or a wait for a
+ * monitor inside a section the JVM or the JDK pinned for itself (class loading), is listed apart in
  * the report ({@link PinReport#notCounted()}) and fails nothing (decision 0206).
  *
  * <p>Memory consistency effects: actions of the body happen-before the check returns or throws.

@@ -124,6 +124,50 @@ class PinAttributionTest {
         assertEquals(Optional.empty(), why(monitor), "a monitor the application holds pins on its own");
     }
 
+    /**
+     * JDK 24+ names a monitor entered inside a section the JVM or the JDK pinned for itself (class
+     * loading for an instruction, a virtual thread's interrupt lock): not the body's, unless its
+     * own initializer is on the stack. The same reason with another operation still counts.
+     */
+    @Test
+    void waitingForAMonitorInTheJvmsOwnSectionIsNot() {
+        PinFrame resolving = new PinFrame("com.acme.Prices", "make", 12);
+        PinEvent loading = new PinEvent(
+                Instant.now(),
+                Duration.ofMillis(1),
+                PinAttribution.CRITICAL_SECTION,
+                PinAttribution.CONTENDED_ENTER,
+                "weft-pmap-2",
+                null,
+                List.of(resolving, new PinFrame("com.acme.App", "handle", 40)),
+                false);
+        String why = why(loading).orElseThrow();
+        assertTrue(why.contains("thread weft-pmap-2"), why);
+        assertTrue(why.contains("class loading for the instruction at com.acme.Prices.make(line 12)"), why);
+        PinEvent inOwnInit = new PinEvent(
+                Instant.now(),
+                Duration.ofMillis(1),
+                PinAttribution.CRITICAL_SECTION,
+                PinAttribution.CONTENDED_ENTER,
+                null,
+                null,
+                List.of(resolving, new PinFrame("com.acme.Config", "<clinit>", 3)),
+                false);
+        assertEquals(Optional.empty(), why(inOwnInit), "the application's own initializer holds the thread too");
+        PinEvent parkedInLoader = new PinEvent(
+                Instant.now(),
+                Duration.ofMillis(200),
+                PinAttribution.CRITICAL_SECTION,
+                "LockSupport.park",
+                null,
+                null,
+                List.of(
+                        new PinFrame("java.lang.Thread", "sleep", 1),
+                        new PinFrame("com.acme.SlowLoader", "loadClass", 9)),
+                false);
+        assertEquals(Optional.empty(), why(parkedInLoader), "the application's loader sleeping pins on its own");
+    }
+
     @Test
     void aJdkClassIsOneThePlatformLoaderSees() {
         assertTrue(PinAttribution.jdkClass("java.lang.Thread"));
