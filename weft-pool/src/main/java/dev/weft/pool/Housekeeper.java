@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * The pool's housekeeping, on one virtual thread of its own that wakes every
- * {@link PoolConfig#housekeepingPeriod()}: destroys idle resources past {@code maxLifetime}, and
+ * {@link PoolConfig#housekeepingPeriod()}: destroys idle resources past {@code maxLifetime} (and
+ * retires borrowed ones past it, for their return to destroy), and
  * those idle longer than {@code idleTimeout} (least recently used first) while more than
  * {@code minIdle} are idle; reports borrows held longer than {@code leakThreshold}, once each;
  * and tops the pool up to {@code minIdle}. It takes a resource out only by the hand-off's CAS
@@ -71,21 +72,38 @@ final class Housekeeper<T> {
         }
     }
 
-    /** One eviction pass at {@code now}. */
+    /**
+     * One eviction pass at {@code now}. A return reads no clock, so idleness is what this pass
+     * sees: a slot counts as idle since the first pass that found it idle with the same
+     * {@link Slot#lastBorrowed} (a borrow since changes it), up to one period later than it was
+     * returned. A borrowed slot past maxLifetime is retired: its return destroys it.
+     */
     void evict(long now) {
         Slot<T>[] slots = kernel.slots();
         List<Slot<T>> idle = new ArrayList<>();
         for (Slot<T> s : slots) {
-            if (s.state() == Slot.IDLE) {
+            int state = s.state();
+            long borrowed = s.lastBorrowed; // racy: a stale or torn value only restarts the count
+            if (state == Slot.IDLE) {
+                if (s.idleSince == Slot.NOT_SEEN_IDLE || s.idleSeenBorrowed != borrowed) {
+                    s.idleSince = now;
+                    s.idleSeenBorrowed = borrowed;
+                }
                 idle.add(s);
+            } else {
+                s.idleSince = Slot.NOT_SEEN_IDLE;
+                if (state == Slot.BORROWED && config.expired(s, now)) {
+                    s.retired = true;
+                }
             }
         }
-        idle.sort(Comparator.comparingLong(s -> s.lastUsed)); // least recently used first
+        // Longest idle first: first seen idle earliest, then borrowed longest ago.
+        idle.sort(Comparator.<Slot<T>>comparingLong(s -> s.idleSince).thenComparingLong(s -> s.idleSeenBorrowed));
         int left = idle.size();
         List<Slot<T>> evicted = new ArrayList<>();
         for (Slot<T> s : idle) {
             boolean stale =
-                    config.idleTimeout() > 0 && now - s.lastUsed >= config.idleTimeout() && left > config.minIdle();
+                    config.idleTimeout() > 0 && now - s.idleSince >= config.idleTimeout() && left > config.minIdle();
             if ((config.expired(s, now) || stale) && kernel.remove(s, Slot.IDLE)) {
                 evicted.add(s);
                 left--;

@@ -70,8 +70,9 @@ public class Lease<T> implements AutoCloseable {
     }
 
     /**
-     * Returns the resource to the pool (after {@link ResourceFactory#reset}). A resource past its
-     * {@code maxLifetime}, or returned after the pool closed, is destroyed instead. Idempotent.
+     * Returns the resource to the pool (after {@link ResourceFactory#reset}). A resource the
+     * housekeeper found past its {@code maxLifetime}, or returned after the pool closed, is
+     * destroyed instead. Idempotent.
      */
     @Override
     public void close() {

@@ -22,9 +22,10 @@ import org.jetbrains.annotations.Blocking;
  * {@code maxCreating} at a time, only while borrowers wait or fewer than {@code minIdle} are idle;
  * a failed creation is retried with a back-off while there is still demand. A resource idle
  * longer than {@code validateAfter} is validated before it is handed out; a resource older than
- * {@code maxLifetime} or idle longer than {@code idleTimeout} (beyond {@code minIdle}) is destroyed
- * by a housekeeping virtual thread; a resource held longer than {@code leakThreshold} is reported
- * with the stack of the borrow.
+ * {@code maxLifetime} is destroyed when it is next idle, and one idle longer than
+ * {@code idleTimeout} (beyond {@code minIdle}) is destroyed, by a housekeeping virtual thread
+ * (within one of its periods of the time); a resource held longer than {@code leakThreshold} is
+ * reported with the stack of the borrow. A borrow reads the clock once; a return never does.
  *
  * <pre>{@code
  * try (Pool<StringBuilder> pool = Pool.builder("buffers",
@@ -59,7 +60,7 @@ public final class Pool<T> implements AutoCloseable {
     private final PoolConfig<T> config;
     private final HandOff<T> kernel;
     private final Creators<T> creators;
-    private final Housekeeper<T> housekeeper;
+    final Housekeeper<T> housekeeper; // package-private: tests run its passes at chosen times
     private final PoolCounters counters = new PoolCounters();
     private final Function<Slot<T>, Lease<T>> plainLeases = Lease::new;
 
@@ -179,10 +180,11 @@ public final class Pool<T> implements AutoCloseable {
             discard(s, "past maxLifetime");
             return false;
         }
-        if (now - s.lastUsed >= config.validateAfter() && !valid(s)) {
+        if (now - s.lastBorrowed >= config.validateAfter() && !valid(s)) {
             discard(s, "failed validation");
             return false;
         }
+        s.lastBorrowed = now;
         if (config.leakThreshold() > 0) {
             s.borrowedAt = now;
             s.leakReported = false;
@@ -244,12 +246,11 @@ public final class Pool<T> implements AutoCloseable {
         if (config.leakThreshold() > 0) {
             s.borrowStack = null;
         }
-        long now = System.nanoTime();
-        if (destroy || kernel.isClosed() || config.expired(s, now)) {
+        // No clock here: the housekeeper retires a resource that passed maxLifetime while borrowed.
+        if (destroy || s.retired || kernel.isClosed()) {
             discard(s, broken ? "invalidated" : "closed pool or past maxLifetime");
             return;
         }
-        s.lastUsed = now;
         if (kernel.release(s)) {
             destroy(List.of(s), "returned after close");
         }
@@ -438,7 +439,11 @@ public final class Pool<T> implements AutoCloseable {
             return this;
         }
 
-        /** A resource older than this is destroyed, never while borrowed (default 30 min; zero: no limit). */
+        /**
+         * A resource older than this is destroyed, never while borrowed: at a borrow that finds it
+         * old, or by the housekeeper within one of its periods (a quarter of this, at most 30 s),
+         * when idle or when it is returned (default 30 min; zero: no limit).
+         */
         public Builder<T> maxLifetime(Duration maxLifetime) {
             this.maxLifetime = nonNegative("maxLifetime", maxLifetime);
             return this;
@@ -452,7 +457,9 @@ public final class Pool<T> implements AutoCloseable {
 
         /**
          * A resource idle longer than this is validated ({@link ResourceFactory#validate}) before it
-         * is handed out (default 500 ms; zero: at every borrow).
+         * is handed out (default 500 ms; zero: at every borrow). Measured from the start of its last
+         * borrow (a return reads no clock), so a resource held longer than this is validated at its
+         * next borrow too.
          */
         public Builder<T> validateAfter(Duration validateAfter) {
             this.validateAfter = nonNegative("validateAfter", validateAfter);

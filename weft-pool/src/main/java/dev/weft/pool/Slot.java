@@ -37,8 +37,26 @@ public final class Slot<T> {
 
     @SuppressWarnings("unused") // through STATE
     private volatile int state;
-    /** When it was last returned (or created); written before the CAS to IDLE. */
-    long lastUsed;
+    /**
+     * When it was last handed out (or created): written by the borrower after its claim, read by
+     * the next one after its own (the CAS chain orders them). The pool reads the clock once per
+     * borrow and never on return, so "idle since" is bounded by this from below: a resource
+     * last handed out longer ago than {@code validateAfter} is validated, which includes every
+     * one idle that long (decision 0608).
+     */
+    long lastBorrowed;
+    /**
+     * Set by the housekeeper once the resource is past {@code maxLifetime} while borrowed: its
+     * return destroys it (the return path reads no clock).
+     */
+    volatile boolean retired;
+    /** Housekeeper only: the {@link #lastBorrowed} it saw when it first found the slot idle. */
+    long idleSeenBorrowed;
+    /** Housekeeper only: when it first found the slot idle since that borrow, or {@link #NOT_SEEN_IDLE}. */
+    long idleSince = NOT_SEEN_IDLE;
+
+    /** {@link #idleSince} of a slot the housekeeper has not found idle since its last borrow. */
+    static final long NOT_SEEN_IDLE = Long.MIN_VALUE;
     /**
      * Borrows of it that did not wait, counted by each holder on the slot's own cache line (a
      * pool-wide counter would be one more line that every borrow on every core writes); summed
@@ -63,7 +81,7 @@ public final class Slot<T> {
         this.pool = pool;
         this.resource = resource;
         this.createdAt = createdAt;
-        this.lastUsed = createdAt;
+        this.lastBorrowed = createdAt;
         this.state = state;
     }
 
