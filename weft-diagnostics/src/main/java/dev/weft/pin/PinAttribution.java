@@ -30,9 +30,10 @@ import java.util.regex.Pattern;
  *     failed (2)}, the JVM's code for "critical section"), with no initializer of the
  *     application's on the stack. Code outside the JDK cannot open such a section: it is the JVM
  *     loading, linking or initializing a class for the instruction at the top of the stack
- *     (another thread of the body was loading the same class), or the JDK's own bookkeeping, such
- *     as a virtual thread's interrupt lock. The application's own {@code synchronized} unmounts
- *     on these JDKs and pins only with another reason.</li>
+ *     (another thread of the body was loading the same class), code the JVM runs while it loads
+ *     a class (a class loader's own {@code synchronized}), or the JDK's own bookkeeping, such as
+ *     a virtual thread's interrupt lock. The application's own {@code synchronized} elsewhere
+ *     unmounts on these JDKs and pins only with another reason.</li>
  * </ol>
  * Anything else counts, including a stack JFR cut short and blocking in the initializer of the
  * application's own class. A JDK class is one of {@code java.*}, {@code javax.*}, {@code jdk.*},
