@@ -255,11 +255,7 @@ public class GenerateWrappers {
             out.append("        return ").append(conn).append(";\n");
         } else if (spec.iface() == ResultSet.class && name.equals("getStatement")) {
             out.append("        return statement.asStatement();\n");
-        } else if (!isConnection && spec.iface() != ResultSet.class && spec.iface() != DatabaseMetaData.class
-                && name.equals("close") && params.length == 0) {
-            out.append("        conn.forget(delegate);\n");
-            body(out, conn, "delegate.close();", exName);
-        } else {
+        } else { // a statement's close() too: it stays listed until compacted (decision 0609)
             if (isConnection) {
                 out.append(exName.equals("java.sql.SQLException") ? "        check();\n" : "        checkClientInfo();\n");
                 String flag = switch (name) {

@@ -85,7 +85,6 @@ final class WeftCallableStatement implements java.sql.CallableStatement, WeftSta
 
     @Override
     public void close() throws java.sql.SQLException {
-        conn.forget(delegate);
         try {
             delegate.close();
         } catch (java.sql.SQLException e) {

@@ -67,7 +67,6 @@ final class WeftStatement implements java.sql.Statement, WeftStatementLike {
 
     @Override
     public void close() throws java.sql.SQLException {
-        conn.forget(delegate);
         try {
             delegate.close();
         } catch (java.sql.SQLException e) {

@@ -16,6 +16,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The generated wrappers over the stub driver: what the borrower sees, what the pool puts back. */
@@ -92,6 +94,37 @@ class WeftConnectionTest {
             }
             assertEquals(3, physical.statements.get());
             assertEquals(3, physical.statementsClosed.get());
+        }
+    }
+
+    /**
+     * A statement's close takes no lock: it stays listed until the list is compacted (decision
+     * 0609). A connection held for many statements keeps the list within about twice the open
+     * ones, and its close still closes exactly those left open.
+     */
+    @Test
+    void aLongHeldConnectionListsAboutTwiceItsOpenStatements() throws Exception {
+        StubDataSource stub = new StubDataSource();
+        try (WeftDataSource ds = pool(stub, 1)) {
+            StubConnection physical;
+            List<java.sql.PreparedStatement> open = new ArrayList<>();
+            try (Connection c = ds.getConnection()) {
+                physical = c.unwrap(StubConnection.class);
+                for (int i = 0; i < 20; i++) {
+                    open.add(c.prepareStatement("kept " + i));
+                }
+                int most = 0;
+                for (int i = 0; i < 10_000; i++) {
+                    c.prepareStatement("q").close();
+                    most = Math.max(most, ((ConnectionLease) c).listedStatements());
+                }
+                assertTrue(most <= 40, "listed at most twice the 20 open: " + most);
+                assertEquals(10_000, physical.statementsClosed.get(), "the borrower's own closes");
+            }
+            assertEquals(10_020, physical.statementsClosed.get(), "the 20 left open, each once");
+            for (java.sql.PreparedStatement ps : open) {
+                assertTrue(ps.isClosed());
+            }
         }
     }
 
