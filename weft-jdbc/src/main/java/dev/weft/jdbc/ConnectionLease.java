@@ -38,10 +38,10 @@ abstract class ConnectionLease extends Lease<PooledConnection> {
 
     private boolean closed;
 
-    /** Open statements, closed from any thread (HikariCP's ConcurrentCloseConnectionTest does). */
     /**
-     * The statements made through this handle and not yet seen closed. A statement the borrower
-     * closes stays listed until the list is next compacted (in {@link #track}, once it doubled) or
+     * The statements made through this handle and not yet seen closed, made and closed from any
+     * thread (HikariCP's ConcurrentCloseConnectionTest does). A statement the borrower closes stays
+     * listed until the list is next compacted (in {@link #track}, once it doubled) or
      * the handle closes: a statement's close then takes no lock, and the list stays within about
      * twice the statements open at once (decision 0609).
      */
