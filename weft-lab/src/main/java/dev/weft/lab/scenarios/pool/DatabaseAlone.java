@@ -12,9 +12,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * The steady query's limit as the machine gives it (decision 0840): {@code size} connections held
- * one per virtual thread, no pool, each sending {@code select pg_sleep(0.01)} back to back and timing
- * its own queries. Little's law with the service time measured: the limit is {@code size} / the mean
+ * A query's limit as the machine gives it (decision 0840): {@code size} connections held one per
+ * virtual thread, no pool, each sending the query (the pool scenario's {@code select pg_sleep(0.01)},
+ * or the overload scenario's own) back to back and timing its own queries. Little's law with the service time measured: the limit is {@code size} / the mean
  * time of one query, so it moves with whatever lengthens a query on this machine at this moment (the
  * server's sleep overshooting, the round trip, a carrier or a server process waiting for a core), which
  * every pool pays alike and no pool can win back.
@@ -29,9 +29,16 @@ final class DatabaseAlone implements AutoCloseable {
     record Measured(double serviceMs, double limitQps) {}
 
     private final List<Connection> connections = new ArrayList<>();
+    private final String query;
 
-    /** Opens {@code size} connections to {@code url}; they stay open until {@link #close()}. */
+    /** The pool scenario's steady query on {@code size} connections to {@code url}, open until {@link #close()}. */
     DatabaseAlone(String url, int size) throws SQLException {
+        this(url, size, PoolScenario.QUERY);
+    }
+
+    /** {@code query} on {@code size} connections to {@code url}; they stay open until {@link #close()}. */
+    DatabaseAlone(String url, int size, String query) throws SQLException {
+        this.query = query;
         try {
             for (int i = 0; i < size; i++) {
                 connections.add(DriverManager.getConnection(url));
@@ -77,9 +84,9 @@ final class DatabaseAlone implements AutoCloseable {
     }
 
     /** The query as a pool's borrower sends it: a new statement each time. */
-    private static void query(Connection c) throws SQLException {
+    private void query(Connection c) throws SQLException {
         try (Statement s = c.createStatement()) {
-            s.execute(PoolScenario.QUERY);
+            s.execute(query);
         }
     }
 

@@ -33,7 +33,7 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * The overload scenario's three servers, each with a pool of {@link PoolScenario#SIZE}
+ * The overload scenario's three servers, each with a pool of {@link OverloadScenario#SIZE}
  * connections and the same handler: borrow a connection, run {@code select pg_sleep(0.01)},
  * answer 200. Every variant counts its queries the same way: a query is wasted when it finished
  * after its client's deadline ({@link OpenLoop#DEADLINE_HEADER}), so it started, or ran, for a
@@ -69,7 +69,7 @@ final class OverloadServers {
     static void query(DataSource ds, long deadlineEpochMillis, Counts counts) throws SQLException {
         try (Connection c = ds.getConnection();
                 Statement s = c.createStatement()) {
-            s.execute("select pg_sleep(0.01)");
+            s.execute(OverloadScenario.QUERY);
         }
         counts.queries.increment(); // a query the database ran to its end
         if (deadlineEpochMillis > 0 && System.currentTimeMillis() > deadlineEpochMillis) {
@@ -89,8 +89,8 @@ final class OverloadServers {
     static Running jettyHikari(String url, Counts counts) throws Exception {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
-        config.setMaximumPoolSize(PoolScenario.SIZE);
-        config.setMinimumIdle(PoolScenario.SIZE);
+        config.setMaximumPoolSize(OverloadScenario.SIZE);
+        config.setMinimumIdle(OverloadScenario.SIZE);
         config.setPoolName("overload-hikari");
         HikariDataSource ds = new HikariDataSource(config);
         QueuedThreadPool pool = new QueuedThreadPool();
@@ -161,8 +161,8 @@ final class OverloadServers {
      */
     static Running weftRing(String url, Counts counts, boolean admission, Duration clientTimeout) {
         WeftDataSource ds = WeftDataSource.builder("overload", url)
-                .maxSize(PoolScenario.SIZE)
-                .minIdle(PoolScenario.SIZE)
+                .maxSize(OverloadScenario.SIZE)
+                .minIdle(OverloadScenario.SIZE)
                 .build();
         IFn handler = new AFn() {
             @Override
