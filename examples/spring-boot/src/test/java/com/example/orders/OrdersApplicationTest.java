@@ -41,11 +41,13 @@ class OrdersApplicationTest {
     }
 
     /**
-     * No {@code @NoPins} here, on purpose: H2 2.x's {@code JdbcConnection} and Spring's
-     * {@code DefaultJdbcClient} take contended monitors when two forks query at once, and on JDK
-     * 25 those pinned ("Freeze or preempt failed (2)", contended monitor enter), which
-     * {@code @NoPins} reports with their stacks. A driver without such monitors (pgjdbc 42.6+)
-     * does not.
+     * No {@code @NoPins} here, on purpose. Two forks query H2 at once, and the first use of an H2
+     * class by both makes one wait for the other's class initializer ("Waited for initialization
+     * of org.h2.value.ValueToObjectConverter by another thread"): JDK 25 still pins a virtual
+     * thread that waits for a class initializer, and {@code @NoPins} counts that pin (a project can
+     * avoid it by initializing such classes before it forks). The contended monitor enters
+     * "Freeze or preempt failed (2)" around the JVM's class loading are not counted (decision
+     * 0206, rule 4).
      */
     @Test
     void summaryFansOutOnVirtualThreadsWithTheRequestId() throws Exception {
