@@ -37,6 +37,20 @@ final class ThreadCpu {
 
     /** The sum of the live threads' run time from schedstat, or empty when unreadable. */
     static Optional<Duration> schedstat(long pid) {
+        return schedstat(pid, false);
+    }
+
+    /**
+     * The CPU time the JIT's compiler threads of JVM {@code pid} have used so far (HotSpot's
+     * {@code C1 CompilerThread<n>} and {@code C2 CompilerThread<n>}, by their names in
+     * {@code /proc/<pid>/task/<tid>/comm}), or empty when unreadable. Its growth over a stretch of
+     * load says whether the server was still compiling its request path then.
+     */
+    static Optional<Duration> compiler(long pid) {
+        return schedstat(pid, true);
+    }
+
+    private static Optional<Duration> schedstat(long pid, boolean compilerOnly) {
         Path tasks = Path.of("/proc", Long.toString(pid), "task");
         long nanos = 0;
         int read = 0;
@@ -44,6 +58,11 @@ final class ThreadCpu {
             for (Path thread : threads) {
                 String line;
                 try {
+                    if (compilerOnly
+                            && !Files.readString(thread.resolve("comm")).contains("CompilerThre")) {
+                        read++; // a live thread of the process, not the JIT's
+                        continue;
+                    }
                     line = Files.readString(thread.resolve("schedstat"));
                 } catch (NoSuchFileException e) {
                     continue; // the thread ended after the listing

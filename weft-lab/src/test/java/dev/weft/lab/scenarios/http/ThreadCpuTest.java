@@ -15,26 +15,68 @@ class ThreadCpuTest {
     /** Keeps the spin loop's work from being optimized away. */
     static volatile long sink;
 
+    /** Spins until this thread has had {@code nanos} of CPU, however long the machine makes that take. */
+    static long spinThisThread(long nanos) {
+        var threads = ManagementFactory.getThreadMXBean();
+        long start = threads.getCurrentThreadCpuTime();
+        long x = 0;
+        while (threads.getCurrentThreadCpuTime() - start < nanos) {
+            x += System.nanoTime() % 7;
+        }
+        sink = x;
+        return x;
+    }
+
     @Test
     void countsTheCpuTimeThisProcessSpends() {
         long pid = ProcessHandle.current().pid();
         Optional<Duration> before = ThreadCpu.schedstat(pid);
         assumeTrue(before.isPresent(), "no /proc/<pid>/task/*/schedstat here (not Linux?)");
-        // Spin until this thread has had 30 ms of CPU, however long the machine makes that take.
-        var threads = ManagementFactory.getThreadMXBean();
-        long start = threads.getCurrentThreadCpuTime();
-        long x = 0;
-        while (threads.getCurrentThreadCpuTime() - start < 30_000_000L) {
-            x += System.nanoTime() % 7;
-        }
+        spinThisThread(30_000_000L);
         Duration spent = ThreadCpu.schedstat(pid).orElseThrow().minus(before.get());
-        sink = x;
         assertTrue(spent.toNanos() >= 30_000_000L, "this thread's 30 ms are in the process's figure: " + spent);
+    }
+
+    @Test
+    void theJitsFigureHasTheCompilerThreadsAndNotTheOthers() {
+        long pid = ProcessHandle.current().pid();
+        Optional<Duration> before = ThreadCpu.compiler(pid);
+        assumeTrue(before.isPresent(), "no /proc/<pid>/task/*/schedstat here (not Linux?)");
+        // This thread's 30 ms of spinning are not the JIT's ...
+        long x = spinThisThread(30_000_000L);
+        Duration jit = ThreadCpu.compiler(pid).orElseThrow().minus(before.get());
+        assertTrue(jit.toNanos() < 30_000_000L, "a spinning application thread is not counted as the JIT: " + jit);
+        // ... while compiling a method that gets hot is: the figure grows (bounded, for a loaded machine).
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        Duration atStart = ThreadCpu.compiler(pid).orElseThrow();
+        while (ThreadCpu.compiler(pid).orElseThrow().compareTo(atStart) <= 0 && System.nanoTime() < deadline) {
+            for (int i = 0; i < 20_000; i++) {
+                x += Hot.work(i);
+            }
+        }
+        sink = x;
+        assertTrue(
+                ThreadCpu.compiler(pid).orElseThrow().compareTo(atStart) > 0,
+                "the compiler threads' CPU grew while a new method got hot");
+        assertTrue(
+                ThreadCpu.compiler(pid)
+                                .orElseThrow()
+                                .compareTo(ThreadCpu.schedstat(pid).orElseThrow())
+                        <= 0,
+                "the JIT's share is part of the process's whole");
+    }
+
+    /** A method no other test calls, so that the JIT compiles it here. */
+    static final class Hot {
+        static long work(int i) {
+            return (long) i * 31 + (i >>> 3) ^ (i << 7);
+        }
     }
 
     @Test
     void aProcessThatIsNotThereHasNoFigure() {
         assertEquals(Optional.empty(), ThreadCpu.schedstat(Long.MAX_VALUE));
         assertEquals(Optional.empty(), ThreadCpu.of(Long.MAX_VALUE));
+        assertEquals(Optional.empty(), ThreadCpu.compiler(Long.MAX_VALUE));
     }
 }
