@@ -103,6 +103,8 @@ public final class OpenLoop {
      * @param goodLatencies the latencies of the good responses, in nanoseconds, from the scheduled time
      * @param goodInParts   {@code goodInWindow} by the part of the window the response arrived in
      *                      ({@link Plan#parts()} counts, summing to {@code goodInWindow})
+     * @param latencyParts  for each of {@code goodLatencies}, the part of the window its request was
+     *                      scheduled in (0 to {@link Plan#parts()} - 1)
      */
     public record Result(
             long sent,
@@ -114,7 +116,8 @@ public final class OpenLoop {
             long errors,
             double seconds,
             long[] goodLatencies,
-            long[] goodInParts) {
+            long[] goodInParts,
+            int[] latencyParts) {
 
         /** Good responses that arrived inside the window, per second of the window. */
         public double goodput() {
@@ -131,10 +134,33 @@ public final class OpenLoop {
 
         /** The latency of good responses at quantile {@code q}, in milliseconds (NaN without any). */
         public double latencyMs(double q) {
-            if (goodLatencies.length == 0) {
+            return quantileMs(goodLatencies, q);
+        }
+
+        /**
+         * Each part's latency at quantile {@code q}, in milliseconds: of the good responses whose
+         * requests were scheduled in that part (NaN for a part without any), so that a goal on the
+         * latency can be judged on the parts' median and its interval (decision 0876), as the
+         * goodput's is.
+         */
+        public List<Double> latencyMsByPart(double q) {
+            List<Double> out = new ArrayList<>();
+            for (int part = 0; part < goodInParts.length; part++) {
+                int p = part;
+                long[] mine = java.util.stream.IntStream.range(0, goodLatencies.length)
+                        .filter(i -> latencyParts[i] == p)
+                        .mapToLong(i -> goodLatencies[i])
+                        .toArray();
+                out.add(quantileMs(mine, q));
+            }
+            return out;
+        }
+
+        private static double quantileMs(long[] nanos, double q) {
+            if (nanos.length == 0) {
                 return Double.NaN;
             }
-            long[] s = goodLatencies.clone();
+            long[] s = nanos.clone();
             java.util.Arrays.sort(s);
             int i = (int) Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1));
             return s[i] / 1e6;
@@ -152,7 +178,9 @@ public final class OpenLoop {
     private final LongAdder other = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
     private final LongAdder errors = new LongAdder();
-    private final ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+    /** Good responses' {latency in ns, the part their request was scheduled in}. */
+    private final ConcurrentLinkedQueue<long[]> latencies = new ConcurrentLinkedQueue<>();
+
     private final AtomicInteger outstanding = new AtomicInteger();
 
     private final Runnable atWindow;
@@ -220,7 +248,7 @@ public final class OpenLoop {
         for (Socket s : idle) {
             closeQuietly(s);
         }
-        List<Long> l = new ArrayList<>(latencies);
+        List<long[]> l = new ArrayList<>(latencies);
         return new Result(
                 sent.sum(),
                 good.sum(),
@@ -230,8 +258,9 @@ public final class OpenLoop {
                 timeouts.sum(),
                 errors.sum(),
                 (windowEnd - windowStart) / 1e9,
-                l.stream().mapToLong(Long::longValue).toArray(),
-                parts());
+                l.stream().mapToLong(x -> x[0]).toArray(),
+                parts(),
+                l.stream().mapToInt(x -> (int) x[1]).toArray());
     }
 
     /** One client: sends at {@code scheduled}, gives up at the deadline. */
@@ -271,14 +300,12 @@ public final class OpenLoop {
                     && arrived - windowStart >= 0
                     && arrived - windowEnd < 0) {
                 goodInWindow.increment();
-                // the part it arrived in: parts of equal length, the last one closed by windowEnd
-                int part = (int) ((arrived - windowStart) * plan.parts() / (windowEnd - windowStart));
-                goodInParts.incrementAndGet(part);
+                goodInParts.incrementAndGet(partOf(arrived)); // the part it arrived in
             }
             if (counted) {
                 if (status >= 200 && status < 300 && latency <= timeoutNanos) {
                     good.increment();
-                    latencies.add(latency);
+                    latencies.add(new long[] {latency, partOf(scheduled)});
                 } else if (status == 503) {
                     shed.increment();
                 } else {
@@ -303,6 +330,11 @@ public final class OpenLoop {
                 open.decrementAndGet();
             }
         }
+    }
+
+    /** The part of the window {@code nanoTime} falls in: parts of equal length, the last one closed by windowEnd. */
+    private int partOf(long nanoTime) {
+        return (int) ((nanoTime - windowStart) * plan.parts() / (windowEnd - windowStart));
     }
 
     private long[] parts() {

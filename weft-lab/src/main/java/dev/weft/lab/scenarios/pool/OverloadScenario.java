@@ -130,6 +130,11 @@ public final class OverloadScenario implements Scenario {
                                 .extra("goodput_by_part", r.goodputByPart())
                                 .extra("p50_ms", r.latencyMs(0.50))
                                 .extra("p99_ms", r.latencyMs(0.99))
+                                .extra(
+                                        "p99_ms_by_part",
+                                        r.latencyMsByPart(0.99).stream()
+                                                .map(ms -> ms.isNaN() ? null : ms)
+                                                .toList())
                                 .extra("shed", r.shed())
                                 .extra("client_timeouts", r.timeouts())
                                 .extra("errors", r.errors())
@@ -249,9 +254,13 @@ public final class OverloadScenario implements Scenario {
                 .perRound(at4.goodputByPart().stream().map(g -> g / capacity).toList())
                 .atLeast(0.90)
                 .add();
+        // Judged as the goodput is: on the parts' median and its interval (a part without a good
+        // response counts as unbounded), not on the window's one figure (decision 0876).
         ctx.goal("weft-ring-admission@4x p99 <= 100 ms")
                 .unit("ms")
-                .measured(Double.isNaN(at4.latencyMs(0.99)) ? 1e9 : at4.latencyMs(0.99))
+                .perRound(at4.latencyMsByPart(0.99).stream()
+                        .map(ms -> ms.isNaN() ? 1e9 : ms)
+                        .toList())
                 .atMost(100)
                 .add();
         long[] q = queryCounts.get("weft-ring-admission@4x");

@@ -137,6 +137,30 @@ class OpenLoopTest {
     }
 
     @Test
+    void eachGoodLatencyBelongsToThePartItsRequestWasScheduledIn() throws Exception {
+        OpenLoop.Result r =
+                OpenLoop.run(new OpenLoop.Plan(port, "/ok", 50, 100, 400, Duration.ofSeconds(5), 100, 4), () -> {});
+        java.util.List<Double> highest = r.latencyMsByPart(1.0);
+        java.util.List<Double> lowest = r.latencyMsByPart(0.0);
+        assertEquals(4, highest.size(), "one figure per part: " + r);
+        // 50 requests/s over 0.1 s parts: every part has some, and together they are the window's good responses
+        assertTrue(highest.stream().noneMatch(d -> d.isNaN()), "every part has good responses: " + highest);
+        assertEquals(
+                r.latencyMs(1.0),
+                highest.stream().mapToDouble(Double::doubleValue).max().orElseThrow(),
+                1e-9,
+                "the slowest response is some part's slowest");
+        assertEquals(
+                r.latencyMs(0.0),
+                lowest.stream().mapToDouble(Double::doubleValue).min().orElseThrow(),
+                1e-9,
+                "the fastest response is some part's fastest");
+        assertEquals(r.good(), r.goodLatencies().length);
+        assertEquals(r.goodLatencies().length, r.latencyParts().length, "a part for every latency");
+        assertTrue(java.util.Arrays.stream(r.latencyParts()).allMatch(p -> p >= 0 && p < 4), "parts 0 to 3");
+    }
+
+    @Test
     void aPlanRefusesPartsItCannotCut() {
         IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
                 IllegalArgumentException.class,
