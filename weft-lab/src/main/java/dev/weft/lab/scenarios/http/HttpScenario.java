@@ -597,13 +597,10 @@ public final class HttpScenario implements Scenario {
                 // machine does not leave the pair with no figure at all.
                 int voids = 0;
                 for (int i = 0; loop.another() || (ra.isEmpty() && voids < VOID_RETRIES); i++) {
-                    long jitA = jitNanos(serverA);
-                    long jitB = jitNanos(serverB);
-                    load.command("pair-round " + (i % 2 == 0 ? "a" : "b") + " " + settleMs + " " + sliceMs + " "
-                            + cut.parts());
-                    PairedLoad.RoundResult r = Json.parse(
-                            load.jvm.await(LoadMain.PAIR, Duration.ofMillis(cut.roundMs(sliceMs) + HANG_GUARD_MS)),
-                            PairedLoad.RoundResult.class);
+                    Jit before = Jit.of(serverA, serverB);
+                    String answer = pairRound(i, settleMs, sliceMs, cut);
+                    Jit jit = Jit.of(serverA, serverB).minus(before);
+                    PairedLoad.RoundResult r = Json.parse(answer, PairedLoad.RoundResult.class);
                     if (inStep) {
                         r = new PairedLoad.RoundResult(r.a().spanRated(), r.b().spanRated());
                     }
@@ -617,8 +614,6 @@ public final class HttpScenario implements Scenario {
                     }
                     ra.add(r.a());
                     rb.add(r.b());
-                    jitA = jitNanos(serverA) - jitA;
-                    jitB = jitNanos(serverB) - jitB;
                     ctx.progress(String.format(
                             Locale.ROOT,
                             "round %d: %s %,.0f %s at %s/%s, p99 %s; %s %,.0f at %s, p99 %s; JIT %.0f ms, %.0f ms",
@@ -633,8 +628,8 @@ public final class HttpScenario implements Scenario {
                             r.b().requestsPerSecond(),
                             us(r.b().serverCpuUsPerRequest()),
                             ms(r.b().p99Ms()),
-                            jitA / 1e6,
-                            jitB / 1e6));
+                            jit.aMs(),
+                            jit.bMs()));
                 }
             } finally {
                 load.command("pair-close");
@@ -661,24 +656,20 @@ public final class HttpScenario implements Scenario {
                 throws IOException, InterruptedException {
             int most = warmRounds(ctx.mode(), a);
             for (int i = 0; i < most; i++) {
-                long jitA = jitNanos(serverA);
-                long jitB = jitNanos(serverB);
+                Jit before = Jit.of(serverA, serverB);
                 long t0 = System.nanoTime();
-                load.command(
-                        "pair-round " + (i % 2 == 0 ? "a" : "b") + " " + settleMs + " " + sliceMs + " " + cut.parts());
-                load.jvm.await(LoadMain.PAIR, Duration.ofMillis(cut.roundMs(sliceMs) + HANG_GUARD_MS));
+                pairRound(i, settleMs, sliceMs, cut); // unmeasured: its figures are not read
                 long wall = System.nanoTime() - t0;
-                jitA = jitNanos(serverA) - jitA;
-                jitB = jitNanos(serverB) - jitB;
-                boolean quiet = jitA <= JIT_QUIET_SHARE * wall && jitB <= JIT_QUIET_SHARE * wall;
+                Jit jit = Jit.of(serverA, serverB).minus(before);
+                boolean quiet = jit.a() <= JIT_QUIET_SHARE * wall && jit.b() <= JIT_QUIET_SHARE * wall;
                 ctx.progress(String.format(
                         Locale.ROOT,
                         "warm-up round %d of %s and %s, not measured: JIT %.0f ms and %.0f ms in %.0f ms%s",
                         i + 1,
                         a.name(),
                         b.name(),
-                        jitA / 1e6,
-                        jitB / 1e6,
+                        jit.aMs(),
+                        jit.bMs(),
                         wall / 1e6,
                         quiet ? ": quiet" : i + 1 == most ? ": still compiling, measured from here all the same" : ""));
                 if (quiet || i + 1 == most) {
@@ -689,8 +680,8 @@ public final class HttpScenario implements Scenario {
                             a.name(),
                             b.name(),
                             i + 1,
-                            jitA / 1e6,
-                            jitB / 1e6,
+                            jit.aMs(),
+                            jit.bMs(),
                             wall / 1e6,
                             quiet
                                     ? "quiet: at most " + Math.round(JIT_QUIET_SHARE * 100) + "% of the round"
@@ -700,11 +691,41 @@ public final class HttpScenario implements Scenario {
             }
         }
 
-        /** The CPU time the server's JIT compiler threads have used so far, in nanoseconds (0 when unreadable). */
-        static long jitNanos(Helper server) {
-            return ThreadCpu.compiler(server.process.pid())
-                    .map(Duration::toNanos)
-                    .orElse(0L);
+        /**
+         * One paired round, the side measured first alternating with {@code i}; returns the load
+         * JVM's answer (a {@link PairedLoad.RoundResult} as JSON).
+         */
+        private String pairRound(int i, long settleMs, long sliceMs, Cut cut) throws IOException, InterruptedException {
+            load.command("pair-round " + (i % 2 == 0 ? "a" : "b") + " " + settleMs + " " + sliceMs + " " + cut.parts());
+            return load.jvm.await(LoadMain.PAIR, Duration.ofMillis(cut.roundMs(sliceMs) + HANG_GUARD_MS));
+        }
+
+        /**
+         * The CPU time a pair's servers' JIT compiler threads have used, in nanoseconds (0 when
+         * unreadable): {@link #of} so far, {@link #minus} over a stretch (decision 0877).
+         */
+        record Jit(long a, long b) {
+            static Jit of(Helper serverA, Helper serverB) {
+                return new Jit(nanos(serverA), nanos(serverB));
+            }
+
+            private static long nanos(Helper server) {
+                return ThreadCpu.compiler(server.process.pid())
+                        .map(Duration::toNanos)
+                        .orElse(0L);
+            }
+
+            Jit minus(Jit earlier) {
+                return new Jit(a - earlier.a, b - earlier.b);
+            }
+
+            double aMs() {
+                return a / 1e6;
+            }
+
+            double bMs() {
+                return b / 1e6;
+            }
         }
 
         /**

@@ -34,7 +34,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The overload scenario's three servers, each with a pool of {@link OverloadScenario#SIZE}
- * connections and the same handler: borrow a connection, run {@code select pg_sleep(0.01)},
+ * connections and the same handler: borrow a connection, run {@link OverloadScenario#QUERY},
  * answer 200. Every variant counts its queries the same way: a query is wasted when it finished
  * after its client's deadline ({@link OpenLoop#DEADLINE_HEADER}), so it started, or ran, for a
  * client that had already given up.
