@@ -19,12 +19,14 @@
   two JVMs' differences into the ratios, decision 0858). That JVM also runs article 000's
   headline: 100 go blocks each making the blocking call that waits 1 s (N = 20 against 200 ms
   in smoke mode).
-  Every variant makes the same blocking java.net.http.HttpClient call, through a client
-  built with a virtual-thread executor (without one the client runs its own platform
-  workers, which would blur the thread counts), new for each variant. Per variant: wall
-  time, peak platform threads of this JVM (SchedulerSampler, through weft.async's
-  measure-threads), requests in flight at once on the server, errors, lost workers, and
-  whether the calls ran on virtual threads. core.async's cached pools are emptied between
+  Every variant makes the same blocking call: an HTTP/1.1 GET written to a socket and its
+  answer read back (KeptAliveGets, decision 0878: the client adds the least CPU per call and
+  starts no thread). Each part of a round has a client of its own, which first opens the N
+  connections the part's runs then reuse (`with-client`), so that a run measures N blocking
+  calls, not N connection set-ups. Per variant: wall time, peak platform threads of this JVM
+  (SchedulerSampler, through weft.async's measure-threads), requests in flight at once on the
+  server, the connections they came on and how many of those were new, errors, lost workers,
+  and whether the calls ran on virtual threads. core.async's cached pools are emptied between
   variants (their idle threads would otherwise count in the next variant's peak).
 
   Sizes: smoke N = 20 against a 200 ms wait, one round; quick N = 1,000, after a warm-up of
@@ -49,11 +51,9 @@
             [weft.lab.scenario :as lab]
             [weft.scope :refer [with-scope]])
   (:import (dev.weft.lab ChildJvm Goal ScenarioContext)
-           (dev.weft.lab.scenarios.fanout RoundPlan)
-           (java.net URI)
-           (java.net.http HttpClient HttpClient$Version HttpRequest HttpResponse$BodyHandlers)
+           (dev.weft.lab.scenarios.fanout KeptAliveGets RoundPlan)
            (java.time Duration Instant)
-           (java.util.concurrent ExecutorService Executors ThreadPoolExecutor TimeUnit)
+           (java.util.concurrent ThreadPoolExecutor TimeUnit)
            (java.util.concurrent.atomic AtomicLong)))
 
 (set! *warn-on-reflection* true)
@@ -64,27 +64,19 @@
 (defn- start-server!
   "Starts the WaitServer JVM and returns its port (waits at most 60 s for it to listen)."
   [^ScenarioContext ctx max-seconds]
-  (let [server (.startJvm ctx "fanout-server" ["-Dsun.net.httpserver.nodelay=true" "-XX:+UseSerialGC"]
+  (let [server (.startJvm ctx "fanout-server"
+                          ;; a part's client keeps its N connections open between its runs (`with-client`):
+                          ;; the JDK's server would close all but 200 idle ones, and any idle for 30 s
+                          ["-Dsun.net.httpserver.nodelay=true" "-Dsun.net.httpserver.maxIdleConnections=20000"
+                           "-Dsun.net.httpserver.idleInterval=600" "-XX:+UseSerialGC"]
                           "dev.weft.lab.scenarios.fanout.WaitServer" [(str max-seconds)])]
     (Long/parseLong (.strip (.await server "listening" (Duration/ofSeconds 60))))))
 
-(defn- new-client
-  "The client every variant uses: HTTP/1.1, built with `executor` so it starts no workers of its own."
-  ^HttpClient [^ExecutorService executor]
-  (-> (HttpClient/newBuilder)
-      (.version HttpClient$Version/HTTP_1_1)
-      (.executor executor)
-      (.connectTimeout (Duration/ofSeconds 60))
-      (.build)))
-
 (defn- server-stats
-  "[max-in-flight served] since the last reset; with `reset?` starts a new count."
-  [^HttpClient client port reset?]
-  (let [req (-> (HttpRequest/newBuilder (URI. (str "http://127.0.0.1:" port "/stats" (when reset? "?reset"))))
-                (.timeout (Duration/ofSeconds 30))
-                (.build))
-        body (str (.body (.send client req (HttpResponse$BodyHandlers/ofString))))]
-    (mapv #(Long/parseLong %) (.split body " "))))
+  "[max-in-flight served connections new-connections] since the last reset (WaitServer's /stats),
+  asked through `client` (a KeptAliveGets); with `reset?` starts a new count."
+  [^KeptAliveGets client reset?]
+  (mapv #(Long/parseLong %) (.split (.getText client (str "/stats" (when reset? "?reset"))) " ")))
 
 ;; ---------------------------------------------------------------------------------------
 ;; The six ways to make N calls. Each takes `call` (no arguments: one blocking GET, returning
@@ -208,31 +200,26 @@
              (fnil inc 0)))))
 
 (defn- measure
-  "Runs variant `f` once for `n` calls that each wait `wait-ms` on the server; returns its figures."
-  [f n wait-ms port ^HttpClient stats-client]
+  "Runs variant `f` once for `n` calls that each wait `wait-ms` on the server, through `client`
+  (a part's, `with-client`); returns its figures."
+  [f n wait-ms ^KeptAliveGets client ^KeptAliveGets stats-client]
   (empty-core-async-pools!)
   (System/gc)
-  (let [executor (Executors/newVirtualThreadPerTaskExecutor)
-        client (new-client executor)
-        req (-> (HttpRequest/newBuilder (URI. (str "http://127.0.0.1:" port "/wait?ms=" wait-ms)))
-                (.timeout (Duration/ofSeconds 120))
-                (.build))
+  (let [path (str "/wait?ms=" wait-ms)
         on-virtual (AtomicLong.)
         call (fn []
                (when (.isVirtual (Thread/currentThread)) (.incrementAndGet on-virtual))
-               (try (.statusCode (.send client req (HttpResponse$BodyHandlers/discarding)))
+               (try (.get client path)
                     (catch Exception e (.getName (class e)))))
         uncaught (atom {})
         before (Thread/getDefaultUncaughtExceptionHandler)
-        _ (server-stats stats-client port true)
+        _ (server-stats stats-client true)
         m (try
             (Thread/setDefaultUncaughtExceptionHandler (counting-uncaught-handler uncaught))
             (wa/measure-threads #(f call n))
             (finally
-              (Thread/setDefaultUncaughtExceptionHandler before)
-              (.close client)
-              (.close executor)))
-        [in-flight served] (server-stats stats-client port false)
+              (Thread/setDefaultUncaughtExceptionHandler before)))
+        [in-flight served connections opened] (server-stats stats-client false)
         outcomes (:value m)]
     {:ms (:wall-ms m)
      :n n
@@ -240,6 +227,8 @@
      :peak-platform-threads (:peak-platform-threads m)
      :max-in-flight in-flight
      :served served
+     :connections connections
+     :connections-opened opened
      :completed (count outcomes)
      :errors (+ (- n (count outcomes)) (count (remove #(= 200 %) outcomes)))
      :error-kinds (frequencies (remove #(= 200 %) outcomes))
@@ -247,6 +236,37 @@
      :on-virtual-threads (.get on-virtual)
      :processes-started (:processes-started m)
      :scheduler (:scheduler m)}))
+
+(defn- open-connections!
+  "Makes `client` hold `n` open connections to the server: `n` calls at once, each held on the
+  server long enough that all `n` are in flight together. Each needs an HTTP/1.1 connection of
+  its own, which the client keeps for the next calls. The hold doubles from 500 ms until the
+  server saw `n` at once, at most 6 times; throws when it never did or a call failed. Returns the
+  server's most calls at once."
+  [^KeptAliveGets client n stats-client]
+  (loop [hold-ms 500 tries 1]
+    (let [fig (measure virtual-threads n hold-ms client stats-client)]
+      (cond
+        (pos? (:errors fig))
+        (throw (IllegalStateException. (format "opening %,d connections to the server failed: %s" n (:error-kinds fig))))
+        (>= (:max-in-flight fig) n) (:max-in-flight fig)
+        (< tries 6) (recur (* 2 hold-ms) (inc tries))
+        :else
+        (throw (IllegalStateException.
+                (format (str "the client could not hold %,d calls at once on the server: at most %,d in %d tries,"
+                             " the last holding each call %,d ms")
+                        n (long (:max-in-flight fig)) tries hold-ms)))))))
+
+(defn- with-client
+  "Calls `(f client)` with a new client on a virtual-thread executor of its own and closes both
+  after it. With `open-n`, the client first opens that many connections (`open-connections!`),
+  so that the runs in `f`, N calls at once at most `open-n`, reuse them: they measure N blocking
+  calls, not N connection set-ups on the server's one accepting thread, which spread the rounds
+  by hundreds of milliseconds (decision 0878)."
+  [port stats-client open-n f]
+  (with-open [client (KeptAliveGets. port)]
+    (when open-n (open-connections! client open-n stats-client))
+    (f client)))
 
 (defn- lost-to
   "How many threads or go blocks died on an uncaught AssertionError about core.async's
@@ -274,17 +294,16 @@
         runs))
 
 (defn- measure-each
-  "Measures each of `vs` ([name f]) once at size `n`, in the order given, for round `round`
-  (from 0); `progress` gets one line per run, `(ran name took-ns)` the time each run took, its
-  preparation included. Returns {variant-name figures}."
-  [vs n wait-ms round port stats-client progress ran]
+  "Measures each of `vs` ([name f]) once at size `n` through `client`, in the order given, for
+  round `round` (from 0); `progress` gets one line per run. Returns {variant-name figures}."
+  [vs n wait-ms round client stats-client progress]
   (into {} (for [[vname f] vs]
-             (let [t0 (System/nanoTime)
-                   fig (measure f n wait-ms port stats-client)]
-               (ran vname (- (System/nanoTime) t0))
-               (progress (format "N=%,d round %d: %-34s %8.0f ms, peak %,5d platform threads, %,6d in flight, %d errors"
+             (let [fig (measure f n wait-ms client stats-client)]
+               (progress (format (str "N=%,d round %d: %-34s %8.0f ms, peak %,5d platform threads, %,6d in flight"
+                                      " on %,d connections (%,d new), %d errors")
                                  n (inc round) vname (double (:ms fig)) (long (:peak-platform-threads fig))
-                                 (long (:max-in-flight fig)) (long (:errors fig))))
+                                 (long (:max-in-flight fig)) (long (:connections fig)) (long (:connections-opened fig))
+                                 (long (:errors fig))))
                [vname fig]))))
 
 ;; ---------------------------------------------------------------------------------------
@@ -307,8 +326,9 @@
   [vnames n wait-ms round port stats-client progress]
   (let [fs (into {reference virtual-threads} weft-variants)
         order (RoundPlan/weftOrder (shuffle vnames) round)
-        figs (measure-each (mapv (fn [vname] [vname (fs vname)]) order) n wait-ms round port stats-client
-                           progress (fn [_ _]))
+        figs (with-client port stats-client n
+               #(measure-each (mapv (fn [vname] [vname (fs vname)]) order) n wait-ms round % stats-client
+                              progress))
         ref-fig (figs reference)]
     (into {} (for [vname vnames]
                [vname (assoc (figs vname)
@@ -330,14 +350,19 @@
         sizes (set (map #(Long/parseLong %) (str/split sizes #",")))
         wait-ms (Long/parseLong wait-ms)
         warm-n (Long/parseLong warm-n)
-        stats-executor (Executors/newVirtualThreadPerTaskExecutor)
-        stats-client (new-client stats-executor)
+        stats-client (KeptAliveGets. port)
         progress #(binding [*out* *err*] (println %))]
     (try
+      ;; Each variant twice, the second time at twice the size: this JVM starts while the other
+      ;; warms up, on the same cores, and after one pass its first round still ran the pipeline
+      ;; 1.11-1.12x the reference where the second ran it 1.02-1.06x (decision 0878).
       (when (pos? warm-n)
-        (doseq [[vname f] (cons [reference virtual-threads] weft-variants)]
-          (let [fig (measure f warm-n 10 port stats-client)]
-            (progress (format "warm-up: %s N=%,d against 10 ms waits, %.0f ms" vname warm-n (double (:ms fig)))))))
+        (with-client port stats-client nil
+          (fn [client]
+            (doseq [n [warm-n (* 2 warm-n)]
+                    [vname f] (cons [reference virtual-threads] weft-variants)]
+              (let [fig (measure f n 10 client stats-client)]
+                (progress (format "warm-up: %s N=%,d against 10 ms waits, %.0f ms" vname n (double (:ms fig)))))))))
       (ChildJvm/tell "ready" "")
       (let [commands (.iterator (ChildJvm/commands)) ; one at a time: a seq would read ahead
             by-size (loop [by-size {}]
@@ -357,7 +382,8 @@
                                   (str "the parent JVM said " (pr-str command) " where \"go <n> <round> <variants>\""
                                        " (n one of " (str/join "," (sort sizes)) ") or \"end\" was due"))))))
             headline-n (if (< wait-ms 1000) 20 100)
-            headline (measure core-async-go headline-n wait-ms port stats-client)]
+            ;; the article's way: a new client, each go block's call on a connection of its own
+            headline (with-client port stats-client nil #(measure core-async-go headline-n wait-ms % stats-client))]
         (progress (format "headline: %,d go blocks, %.0f ms, peak %d platform threads, %d calls on virtual threads"
                           headline-n (double (:ms headline)) (long (:peak-platform-threads headline))
                           (long (:on-virtual-threads headline))))
@@ -367,7 +393,6 @@
                                          :core-async (core-async-version)})))
       (finally
         (.close stats-client)
-        (.close stats-executor)
         (shutdown-agents)))))
 
 (defn- start-weft-jvm!
@@ -440,12 +465,15 @@
                 vs (filter (fn [[vname _]] (or (and (.main round) (main-names vname))
                                                (and (.platform round) (not (main-names vname)))))
                            variants)
-                ;; a main run among platform ones also waits for their 1,000 idle threads to end
-                ;; (empty-core-async-pools!): no later round has that, so such runs plan none
-                figs (measure-each (shuffle vs) n wait-ms i port stats-client #(lab/progress! ctx %)
-                                   (fn [vname took]
-                                     (when (and (main-names vname) (not (.platform round)))
-                                       (.ran plan 1 (Duration/ofNanos took)))))]
+                t0 (System/nanoTime)
+                figs (if (seq vs)
+                       (with-client port stats-client n
+                         #(measure-each (shuffle vs) n wait-ms i % stats-client (fn [line] (lab/progress! ctx line))))
+                       {})]
+            ;; a main run among platform ones also waits for their 1,000 idle threads to end
+            ;; (empty-core-async-pools!): no later round has that, so such a part plans none
+            (when (and (seq vs) (not (.platform round)))
+              (.ran plan (count vs) (Duration/ofNanos (- (System/nanoTime) t0))))
             (swap! runs #(reduce-kv (fn [m vname fig] (update m vname (fnil conj []) fig)) % figs))
             (when (seq (.weft round))
               (let [t0 (System/nanoTime)
@@ -567,8 +595,7 @@
         ;; warmed up as this JVM is (its warm-up overlaps this one's, so it costs no budget)
         weft-jvm (start-weft-jvm! ctx port sizes wait-ms
                                   (case mode :smoke 0 :quick (quot (peek sizes) 2) :full (min (peek sizes) 2000)))
-        stats-executor (Executors/newVirtualThreadPerTaskExecutor)
-        stats-client (new-client stats-executor)]
+        stats-client (KeptAliveGets. port)]
     (lab/limit-note! ctx (str "every call waits " wait-ms " ms on the server, so " wait-ms " ms is the floor at any N"
                               " (Little's law: N calls in flight at once); at N = 10,000 this 2-core machine runs"
                               " client and server on the same cores, so the floor there is the virtual-threads"
@@ -586,10 +613,12 @@
       ;; first compilation (200 calls) at half the CPU of 1,000 on 2 cores.
       (when-not (= mode :smoke)
         (let [warm-n (if (= mode :quick) (quot (peek sizes) 2) (min (peek sizes) 2000))]
-          (doseq [[vname f] variants]
-            (let [fig (measure f warm-n 10 port stats-client)]
-              (lab/progress! ctx (format "warm-up: %-28s N=%,d against 10 ms waits, %.0f ms" vname warm-n
-                                         (double (:ms fig))))))))
+          (with-client port stats-client nil
+            (fn [client]
+              (doseq [[vname f] variants]
+                (let [fig (measure f warm-n 10 client stats-client)]
+                  (lab/progress! ctx (format "warm-up: %-28s N=%,d against 10 ms waits, %.0f ms" vname warm-n
+                                             (double (:ms fig))))))))))
       (await-weft-jvm-ready! weft-jvm)
       (let [;; the +weft JVM measures its part of round i right after this JVM's (never at the same
             ;; time); each JVM's runs pair with the reference of its own (decision 0858)
@@ -608,7 +637,8 @@
                                (:core-async weft-run) factory-property (:executor weft-run))))
       (when (= mode :full)
         (let [n (peek sizes)
-              fig (measure core-async-go-shared-channel n wait-ms port stats-client)]
+              fig (with-client port stats-client nil
+                    #(measure core-async-go-shared-channel n wait-ms % stats-client))]
           (lab/progress! ctx (format "N=%,d, the article's collection: %,d of %,d results" n (long (:completed fig)) n))
           (lab/note! ctx (format (str "N=%,d with the article's own collection (every go block puts its result on one"
                                       " (chan 1)): %,d of %,d results arrived; %,d go blocks died on core.async's limit of"
@@ -616,5 +646,4 @@
                                       " The core-async-go variant therefore takes each result from the channel its go block returns")
                                  n (long (:completed fig)) n (long (lost-to fig "puts")) give-up-ms (double (:ms fig))))))
       (finally
-        (.close stats-client)
-        (.close stats-executor)))))
+        (.close stats-client)))))

@@ -8,6 +8,8 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,8 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * client's figures.
  *
  * <p>{@code GET /wait?ms=1000} waits that long on a virtual thread of its own, then answers 200.
- * {@code GET /stats} answers {@code <max in flight> <requests served>} since the last
- * {@code GET /stats?reset}, which also starts a new count. The listen backlog is 16,384 (the
+ * {@code GET /stats} answers {@code <max in flight> <requests served> <connections> <new connections>}
+ * since the last {@code GET /stats?reset}, which also starts a new count: the connections are those
+ * the served requests came on, told apart by the client's port, and the new ones those that served
+ * no request in the count before (so a client that reuses its connections shows none). The listen backlog is 16,384 (the
  * kernel caps it at {@code net.core.somaxconn}), so that 10,000 connections opened at once are
  * not refused.
  *
@@ -35,6 +39,8 @@ public final class WaitServer {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicLong served = new AtomicLong();
+    private volatile Set<Integer> clientPorts = ConcurrentHashMap.newKeySet();
+    private volatile Set<Integer> earlierPorts = Set.of();
 
     private WaitServer() {}
 
@@ -80,14 +86,19 @@ public final class WaitServer {
             inFlight.decrementAndGet();
         }
         served.incrementAndGet();
+        clientPorts.add(exchange.getRemoteAddress().getPort());
         answer(exchange, 200, "ok");
     }
 
     private void stats(HttpExchange exchange) throws IOException {
-        String body = maxInFlight.get() + " " + served.get();
+        Set<Integer> ports = clientPorts;
+        long fresh = ports.stream().filter(port -> !earlierPorts.contains(port)).count();
+        String body = maxInFlight.get() + " " + served.get() + " " + ports.size() + " " + fresh;
         if ("reset".equals(exchange.getRequestURI().getRawQuery())) {
             maxInFlight.set(inFlight.get());
             served.set(0);
+            earlierPorts = ports;
+            clientPorts = ConcurrentHashMap.newKeySet();
         }
         answer(exchange, 200, body);
     }
