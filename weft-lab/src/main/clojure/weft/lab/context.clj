@@ -15,7 +15,9 @@
     weft-context-mdc       the same, plus a request id mirrored into the SLF4J MDC of every
                            task by weft-slf4j, with Logback's MDC (this JVM binds Logback,
                            decision 0842)
-  All but dynamic-var-1-binding run in that same loaded-code environment. Every variant is
+  All but dynamic-var-1-binding run in that same loaded-code environment. Every run starts
+  its tasks from a virtual thread of its own, as a request handler on weft-ring does (decision
+  0879). Every variant is
   warmed up by time, then rounds run. A round interleaves the variants run by run: cycles in
   which every variant runs once, in a new random order each cycle, until the round has lasted
   at least 2 s (quick); a variant's figure in a round is the mean time of its runs in it (as a
@@ -39,7 +41,8 @@
            (org.slf4j MDC)
            (dev.weft.lab Goal Iterations MemoryMeter MemoryMeter$Mark Rounds ScenarioContext)
            (dev.weft.scheduler SchedulerSampler SchedulerSamples)
-           (java.time Duration)))
+           (java.time Duration)
+           (java.util.concurrent Callable ExecutionException FutureTask)))
 
 (set! *warn-on-reflection* true)
 
@@ -162,12 +165,25 @@
     (try (thunk)
          (finally (Var/resetThreadBindingFrame outer)))))
 
+(defn- on-virtual-thread
+  "Calls `thunk` on a new virtual thread, waits for it and returns its value (or throws what it threw).
+  Every run starts its tasks from a virtual thread: from a platform thread, the forking thread and
+  the scheduler's two carriers are three threads on two cores, and the operating system's time
+  slices then decide how long a run of ~20 ms takes (decision 0879)."
+  [thunk]
+  (let [task (FutureTask. ^Callable thunk)]
+    (.join (Thread/startVirtualThread task))
+    (try (.get task)
+         (catch ExecutionException e (throw (.getCause e))))))
+
 (defn- timed-run
-  "One run of `(f n)` in `frame` (installing the frame is not timed): `:ms` its wall time,
-  `:pause-ms` the collector's pauses inside it and `:bytes` what the JVM allocated during it
-  (nil when the JVM cannot tell), from MemoryMeter's MXBean totals before and after."
+  "One run of `(f n)` in `frame`, on a virtual thread of its own (installing the frame is not
+  timed): `:ms` its wall time, `:pause-ms` the collector's pauses inside it and `:bytes` what the
+  JVM allocated during it (nil when the JVM cannot tell), from MemoryMeter's MXBean totals before
+  and after."
   [frame f n]
-  (in-frame frame #(let [^MemoryMeter$Mark m0 (MemoryMeter/now)
+  (on-virtual-thread
+   (fn [] (in-frame frame #(let [^MemoryMeter$Mark m0 (MemoryMeter/now)
                          t0 (System/nanoTime)]
                      (f n)
                      (let [t1 (System/nanoTime)
@@ -175,7 +191,7 @@
                        {:ms (/ (- t1 t0) 1e6)
                         :pause-ms (- (.gcPauseMs m1) (.gcPauseMs m0))
                         :bytes (when (and (>= (.allocatedBytes m0) 0) (>= (.allocatedBytes m1) 0))
-                                 (- (.allocatedBytes m1) (.allocatedBytes m0)))}))))
+                                 (- (.allocatedBytes m1) (.allocatedBytes m0)))}))))))
 
 (defn- round!
   "One round: cycles in which every variant runs once, in a new random order each cycle, until
@@ -265,9 +281,9 @@
     ;; The scheduler is sampled while each variant warms up: the same runs as the measured ones,
     ;; and a sampler running through a round would see every variant at once.
     (doseq [[name frame f] runnable]
-      (in-frame frame #(checked-run f n))
+      (on-virtual-thread #(in-frame frame (fn [] (checked-run f n))))
       (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))]
-        (try (in-frame frame #(Iterations/warmUp warmup (fn [] (f n))))
+        (try (on-virtual-thread #(in-frame frame (fn [] (Iterations/warmUp warmup (fn [] (f n))))))
              (finally (swap! samplers assoc name (.stop sampler))))))
     (let [figures (fn [name] (or (@times name) []))
           ratios (fn [a b] (reify java.util.function.Supplier
