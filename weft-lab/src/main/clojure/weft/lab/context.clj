@@ -250,7 +250,7 @@
         round-length (Duration/ofMillis (lab/size ctx 0 2000 5000))
         min-cycles (lab/size ctx 1 4 8)
         ;; At least this many paired rounds; more while a goal is inconclusive and the budget allows.
-        [min-rounds max-rounds] (lab/size ctx [1 1] [8 24] [12 40])
+        [min-rounds max-rounds] (lab/size ctx [1 1] [7 24] [12 40])
         counts (binding-counts)
         repl-count (:loaded counts)
         one-count (binding [*context* context-data] (count (get-thread-bindings)))

@@ -240,17 +240,17 @@
 (defn- open-connections!
   "Makes `client` hold `n` open connections to the server: `n` calls at once, each held on the
   server long enough that all `n` are in flight together. Each needs an HTTP/1.1 connection of
-  its own, which the client keeps for the next calls. The hold doubles from 500 ms until the
-  server saw `n` at once, at most 6 times; throws when it never did or a call failed. Returns the
-  server's most calls at once."
+  its own, which the client keeps for the next calls. The hold doubles from 300 ms until the
+  server saw `n` at once, at most 6 times; throws when it never did or a call failed. Returns
+  {:tries :ms}: how many fan-outs it took, and how long in all."
   [^KeptAliveGets client n stats-client]
-  (loop [hold-ms 500 tries 1]
+  (loop [hold-ms 300 tries 1 t0 (System/nanoTime)]
     (let [fig (measure virtual-threads n hold-ms client stats-client)]
       (cond
         (pos? (:errors fig))
         (throw (IllegalStateException. (format "opening %,d connections to the server failed: %s" n (:error-kinds fig))))
-        (>= (:max-in-flight fig) n) (:max-in-flight fig)
-        (< tries 6) (recur (* 2 hold-ms) (inc tries))
+        (>= (:max-in-flight fig) n) {:tries tries :ms (/ (- (System/nanoTime) t0) 1e6)}
+        (< tries 6) (recur (* 2 hold-ms) (inc tries) t0)
         :else
         (throw (IllegalStateException.
                 (format (str "the client could not hold %,d calls at once on the server: at most %,d in %d tries,"
@@ -258,15 +258,19 @@
                         n (long (:max-in-flight fig)) tries hold-ms)))))))
 
 (defn- with-client
-  "Calls `(f client)` with a new client on a virtual-thread executor of its own and closes both
-  after it. With `open-n`, the client first opens that many connections (`open-connections!`),
+  "Calls `(f client)` with a new KeptAliveGets and closes it after. With `open-n`, the client
+  first opens that many connections (`open-connections!`, telling `progress` how long it took),
   so that the runs in `f`, N calls at once at most `open-n`, reuse them: they measure N blocking
   calls, not N connection set-ups on the server's one accepting thread, which spread the rounds
   by hundreds of milliseconds (decision 0878)."
-  [port stats-client open-n f]
-  (with-open [client (KeptAliveGets. port)]
-    (when open-n (open-connections! client open-n stats-client))
-    (f client)))
+  ([port stats-client f] (with-client port stats-client nil nil f))
+  ([port stats-client open-n progress f]
+   (with-open [client (KeptAliveGets. port)]
+     (when open-n
+       (let [{:keys [tries ms]} (open-connections! client open-n stats-client)]
+         (progress (format "opened %,d connections in %.0f ms (%d fan-out%s)" open-n (double ms) tries
+                           (if (= 1 tries) "" "s")))))
+     (f client))))
 
 (defn- lost-to
   "How many threads or go blocks died on an uncaught AssertionError about core.async's
@@ -326,7 +330,7 @@
   [vnames n wait-ms round port stats-client progress]
   (let [fs (into {reference virtual-threads} weft-variants)
         order (RoundPlan/weftOrder (shuffle vnames) round)
-        figs (with-client port stats-client n
+        figs (with-client port stats-client n progress
                #(measure-each (mapv (fn [vname] [vname (fs vname)]) order) n wait-ms round % stats-client
                               progress))
         ref-fig (figs reference)]
@@ -357,7 +361,7 @@
       ;; warms up, on the same cores, and after one pass its first round still ran the pipeline
       ;; 1.11-1.12x the reference where the second ran it 1.02-1.06x (decision 0878).
       (when (pos? warm-n)
-        (with-client port stats-client nil
+        (with-client port stats-client
           (fn [client]
             (doseq [n [warm-n (* 2 warm-n)]
                     [vname f] (cons [reference virtual-threads] weft-variants)]
@@ -383,7 +387,7 @@
                                        " (n one of " (str/join "," (sort sizes)) ") or \"end\" was due"))))))
             headline-n (if (< wait-ms 1000) 20 100)
             ;; the article's way: a new client, each go block's call on a connection of its own
-            headline (with-client port stats-client nil #(measure core-async-go headline-n wait-ms % stats-client))]
+            headline (with-client port stats-client #(measure core-async-go headline-n wait-ms % stats-client))]
         (progress (format "headline: %,d go blocks, %.0f ms, peak %d platform threads, %d calls on virtual threads"
                           headline-n (double (:ms headline)) (long (:peak-platform-threads headline))
                           (long (:on-virtual-threads headline))))
@@ -431,7 +435,7 @@
     (when-not (zero? exit)
       (throw (IllegalStateException. (str "the +weft JVM exited with " exit "; " (.tail jvm)))))
     (doseq [line (str/split-lines (slurp (str (.log jvm))))]
-      (when (re-find #"^(warm-up|N=|headline)" line) (lab/progress! ctx (str "+weft JVM: " line))))
+      (when (re-find #"^(warm-up|opened|N=|headline)" line) (lab/progress! ctx (str "+weft JVM: " line))))
     (edn/read-string result)))
 
 (def ^:private wall-target
@@ -467,7 +471,7 @@
                            variants)
                 t0 (System/nanoTime)
                 figs (if (seq vs)
-                       (with-client port stats-client n
+                       (with-client port stats-client n #(lab/progress! ctx %)
                          #(measure-each (shuffle vs) n wait-ms i % stats-client (fn [line] (lab/progress! ctx line))))
                        {})]
             ;; a main run among platform ones also waits for their 1,000 idle threads to end
@@ -613,7 +617,7 @@
       ;; first compilation (200 calls) at half the CPU of 1,000 on 2 cores.
       (when-not (= mode :smoke)
         (let [warm-n (if (= mode :quick) (quot (peek sizes) 2) (min (peek sizes) 2000))]
-          (with-client port stats-client nil
+          (with-client port stats-client
             (fn [client]
               (doseq [[vname f] variants]
                 (let [fig (measure f warm-n 10 client stats-client)]
@@ -637,7 +641,7 @@
                                (:core-async weft-run) factory-property (:executor weft-run))))
       (when (= mode :full)
         (let [n (peek sizes)
-              fig (with-client port stats-client nil
+              fig (with-client port stats-client
                     #(measure core-async-go-shared-channel n wait-ms % stats-client))]
           (lab/progress! ctx (format "N=%,d, the article's collection: %,d of %,d results" n (long (:completed fig)) n))
           (lab/note! ctx (format (str "N=%,d with the article's own collection (every go block puts its result on one"
