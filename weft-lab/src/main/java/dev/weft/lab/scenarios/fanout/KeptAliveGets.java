@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The {@code fanout} scenario's HTTP client: blocking HTTP/1.1 GETs to one server on 127.0.0.1, each
@@ -35,11 +34,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class KeptAliveGets implements AutoCloseable {
 
     private static final int MAX_HEAD_BYTES = 8192;
+    private static final byte[] NO_BODY = new byte[0];
 
     private final int port;
     private final ConcurrentLinkedQueue<Connection> idle = new ConcurrentLinkedQueue<>();
-    private final List<Connection> all = new ArrayList<>();
-    private final AtomicInteger opened = new AtomicInteger();
+    private final List<Connection> all = new ArrayList<>(); // every connection opened, closed ones too
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private record Connection(Socket socket, InputStream in, OutputStream out) {}
@@ -108,7 +107,9 @@ public final class KeptAliveGets implements AutoCloseable {
 
     /** The connections this client has opened so far, kept-alive ones counted once. */
     public int opened() {
-        return opened.get();
+        synchronized (all) {
+            return all.size();
+        }
     }
 
     /** Closes every connection; later calls throw. Idempotent. */
@@ -130,7 +131,6 @@ public final class KeptAliveGets implements AutoCloseable {
         synchronized (all) {
             all.add(c);
         }
-        opened.incrementAndGet();
         return c;
     }
 
@@ -164,7 +164,7 @@ public final class KeptAliveGets implements AutoCloseable {
         }
         if (!keepBody) {
             in.skipNBytes(length); // throws EOFException when the body is cut short
-            return new Answer(status, new byte[0]);
+            return new Answer(status, NO_BODY);
         }
         if (length > MAX_HEAD_BYTES) {
             throw new IOException("a body of " + length + " bytes where a short text was due");
