@@ -70,7 +70,9 @@ class LabSmokeTest {
                             "jetty-virtual-ws",
                             // issue 25's candidate cores: full mode, and smoke, which runs every variant
                             "helidon-virtual-nosleep@120",
-                            "netty-virtual-nosleep@120"),
+                            "netty-virtual-nosleep@120",
+                            // issue 25's prototype: the lab's Ring handler on Helidon (decision 0880)
+                            "weft-ring-helidon-nosleep@120"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
             "overload",
                     Set.of(

@@ -10,13 +10,15 @@ import java.util.Arrays;
  * {@value #PERIOD_MS} ms, and {@link #bytesBetween} interpolates linearly between the readings
  * around each bound (a bound 10 ms off in a window of a second moves the figure by about 1%).
  *
- * <p>Only the latest {@value #CAPACITY} readings are kept (a minute and a half), longer than any
- * window plus the time it takes the scenario to ask.
+ * <p>Only the latest {@value #CAPACITY} readings are kept (ten minutes, 960 KB), longer than any
+ * pair of servers is measured: the scenario asks for a pair's rounds after the last of them, and a
+ * full-mode pair that runs 16 rounds of 6 s had lost its first rounds' readings when this kept a
+ * minute and a half.
  */
 final class AllocationTimeline {
 
     static final int PERIOD_MS = 10;
-    static final int CAPACITY = 9_000;
+    static final int CAPACITY = 60_000;
 
     private final long[] times = new long[CAPACITY];
     private final long[] bytes = new long[CAPACITY];

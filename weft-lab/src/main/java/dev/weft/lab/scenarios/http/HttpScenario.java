@@ -44,7 +44,8 @@ import java.util.Optional;
  * <p>In full mode (and smoke), issue 25's candidate cores follow, plain and without the sleep, each
  * in a server JVM of its own and in paired rounds of its own with plain Jetty:
  * {@code helidon-virtual-nosleep@120} ({@link PlainHelidon}) and {@code netty-virtual-nosleep@120}
- * ({@link PlainNetty}); references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
+ * ({@link PlainNetty}), and the Ring handler on Helidon, {@code weft-ring-helidon-nosleep@120}
+ * ({@link RingOnHelidon}); references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
  *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
  * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds) for
@@ -111,7 +112,9 @@ public final class HttpScenario implements Scenario {
         WEFT_RING("weft-ring"),
         /** Issue 25's candidate cores, plain ({@link PlainHelidon}, {@link PlainNetty}). */
         HELIDON_VIRTUAL("helidon-virtual"),
-        NETTY_VIRTUAL("netty-virtual");
+        NETTY_VIRTUAL("netty-virtual"),
+        /** The lab's Ring handler on Helidon, issue 25's prototype ({@link RingOnHelidon}). */
+        WEFT_RING_HELIDON("weft-ring-helidon");
 
         final String kind;
 
@@ -181,15 +184,17 @@ public final class HttpScenario implements Scenario {
 
     static final String HELIDON_NOSLEEP = "helidon-virtual-nosleep@120";
     static final String NETTY_NOSLEEP = "netty-virtual-nosleep@120";
+    static final String RING_HELIDON_NOSLEEP = "weft-ring-helidon-nosleep@120";
 
     /**
-     * Issue 25's candidate cores, plain, serving the same handler without the sleep (decision 0305):
+     * Issue 25's candidate cores, plain, serving the same handler without the sleep (decision 0305),
+     * and the Ring handler on Helidon through {@link RingOnHelidon} (decision 0880):
      * full mode only (and smoke, which runs every variant), each in paired rounds of its own with
      * plain Jetty's no-sleep variant. They have no goals: they are references for choosing weft-ring's
      * core, and each reports its paired ratios to Jetty in {@code extra.vs_jetty}
      * ({@link Measured#versus}). Plain Jetty's own figures stay those of its pair with weft-ring.
      */
-    static final List<String> REFERENCE_CORES = List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP);
+    static final List<String> REFERENCE_CORES = List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP, RING_HELIDON_NOSLEEP);
 
     static final String RING_120 = "weft-ring@120";
     static final String JETTY_120 = "jetty-virtual@120";
@@ -204,7 +209,8 @@ public final class HttpScenario implements Scenario {
             List.of("weft-ring-nosleep@120", "jetty-virtual-nosleep@120"),
             List.of("weft-ring-ws", "jetty-virtual-ws"),
             List.of(HELIDON_NOSLEEP, JETTY_NOSLEEP),
-            List.of(NETTY_NOSLEEP, JETTY_NOSLEEP));
+            List.of(NETTY_NOSLEEP, JETTY_NOSLEEP),
+            List.of(RING_HELIDON_NOSLEEP, JETTY_NOSLEEP));
 
     /**
      * Quick mode's slice for the @120 pair: four of the handler's ~50.5 ms round trips, in which
@@ -243,7 +249,8 @@ public final class HttpScenario implements Scenario {
             new Spec(JETTY_WS, Server.JETTY_VIRTUAL, WS_SOCKETS, false, null, Load.WS, false),
             // Last, so that the goals' pairs before them run as they always did.
             new Spec(HELIDON_NOSLEEP, Server.HELIDON_VIRTUAL, 120, false, null, Load.HTTP1, true),
-            new Spec(NETTY_NOSLEEP, Server.NETTY_VIRTUAL, 120, false, null, Load.HTTP1, true));
+            new Spec(NETTY_NOSLEEP, Server.NETTY_VIRTUAL, 120, false, null, Load.HTTP1, true),
+            new Spec(RING_HELIDON_NOSLEEP, Server.WEFT_RING_HELIDON, 120, false, null, Load.HTTP1, true));
 
     /**
      * A pair's server is still compiling while its JIT threads used more than this share of a

@@ -13,7 +13,8 @@ import org.eclipse.jetty.server.Server;
 /**
  * A server JVM of the {@code http} scenario, a {@link ChildJvm}: {@code HttpServerMain <kind>}, kind
  * {@code jetty-50-threads}, {@code jetty-4-threads}, {@code jetty-virtual}, {@code helidon-virtual}
- * ({@link PlainHelidon}), {@code netty-virtual} ({@link PlainNetty}) or {@code weft-ring}. It listens on a free port of
+ * ({@link PlainHelidon}), {@code netty-virtual} ({@link PlainNetty}), {@code weft-ring-helidon}
+ * (the lab's Ring handler on Helidon, {@link RingOnHelidon}) or {@code weft-ring}. It listens on a free port of
  * 127.0.0.1, says {@code listening <port>}, and samples its scheduler. {@code weft-ring}
  * starts two servers: its defaults (HTTP/1.1, and WebSockets on {@code /ws}) and one with HTTP/2 on
  * (h2c), and says both ports, {@code listening <port> <h2c-port>}; {@code jetty-virtual} starts a
@@ -34,7 +35,7 @@ public final class HttpServerMain {
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
             throw new IllegalArgumentException(
-                    "usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|helidon-virtual|netty-virtual|weft-ring>");
+                    "usage: HttpServerMain <jetty-50-threads|jetty-4-threads|jetty-virtual|helidon-virtual|netty-virtual|weft-ring-helidon|weft-ring>");
         }
         String port = switch (args[0]) {
             case "jetty-50-threads" -> port(PlainJetty.start(50));
@@ -43,6 +44,12 @@ public final class HttpServerMain {
             case "jetty-virtual" -> port(PlainJetty.start(0)) + " 0 " + port(PlainJetty.startWebSocket());
             case "helidon-virtual" -> Integer.toString(PlainHelidon.start().port());
             case "netty-virtual" -> Integer.toString(PlainNetty.start().port());
+            case "weft-ring-helidon" -> {
+                Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
+                var handler = (clojure.lang.IDeref) Clojure.var("weft.lab.http", "handler");
+                yield Integer.toString(
+                        RingOnHelidon.start((clojure.lang.IFn) handler.deref()).port());
+            }
             case "weft-ring" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
                 yield Clojure.var("weft.lab.http", "start!").invoke() + " "
@@ -50,8 +57,8 @@ public final class HttpServerMain {
             }
             default ->
                 throw new IllegalArgumentException("unknown server kind " + args[0]
-                        + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual, helidon-virtual, netty-virtual"
-                        + " or weft-ring");
+                        + "; expected jetty-50-threads, jetty-4-threads, jetty-virtual, helidon-virtual, netty-virtual,"
+                        + " weft-ring-helidon or weft-ring");
         };
         System.out.println(args[0] + " listening on 127.0.0.1:" + port);
 

@@ -24,19 +24,23 @@ import org.junit.jupiter.api.Test;
  * variants) over real HTTP/1.1 on 127.0.0.1: each answers the article's handler with plain Jetty's
  * response (status line, the same header lines whatever their order, only the Date's value
  * differing, body), sleeps on {@code /hello}, answers 404 elsewhere, and answers pipelined requests
- * in order on one keep-alive connection. No timing bound but the handler's own sleep (a lower bound).
+ * in order on one keep-alive connection; so does the lab's Ring handler on Helidon ({@link RingOnHelidon}). No timing bound but the handler's own sleep (a lower bound).
  */
 class ReferenceCoresTest {
 
     private static Server jetty;
     private static WebServer helidon;
     private static PlainNetty netty;
+    private static WebServer ringOnHelidon;
 
     @BeforeAll
     static void start() throws Exception {
         jetty = PlainJetty.start(0);
         helidon = PlainHelidon.start();
         netty = PlainNetty.start();
+        clojure.java.api.Clojure.var("clojure.core", "require").invoke(clojure.java.api.Clojure.read("weft.lab.http"));
+        var handler = (clojure.lang.IDeref) clojure.java.api.Clojure.var("weft.lab.http", "handler");
+        ringOnHelidon = RingOnHelidon.start((clojure.lang.IFn) handler.deref());
     }
 
     @AfterAll
@@ -44,6 +48,9 @@ class ReferenceCoresTest {
         try {
             if (netty != null) {
                 netty.close();
+            }
+            if (ringOnHelidon != null) {
+                ringOnHelidon.stop();
             }
             if (helidon != null) {
                 helidon.stop();
@@ -67,6 +74,16 @@ class ReferenceCoresTest {
     @Test
     void nettyAnswersAsPlainJetty() throws IOException {
         answersAsPlainJetty("netty-virtual", netty.port());
+    }
+
+    @Test
+    void theLabsRingHandlerOnHelidonAnswersAsPlainJetty() throws IOException {
+        answersAsPlainJetty("weft-ring-helidon", ringOnHelidon.port());
+    }
+
+    @Test
+    void theLabsRingHandlerOnHelidonAnswersPipelinedRequestsInOrder() throws IOException {
+        pipelinedInOrder(ringOnHelidon.port());
     }
 
     @Test
@@ -135,15 +152,26 @@ class ReferenceCoresTest {
         }
     }
 
-    private static Response read(InputStream in) throws IOException {
+    static Response read(InputStream in) throws IOException {
         String status = line(in);
         List<String> headers = new ArrayList<>();
         int length = 0;
+        boolean chunked = false;
         for (String h = line(in); !h.isEmpty(); h = line(in)) {
             headers.add(h);
             if (h.regionMatches(true, 0, "Content-Length:", 0, 15)) {
                 length = Integer.parseInt(h.substring(15).strip());
             }
+            chunked |= h.equalsIgnoreCase("Transfer-Encoding: chunked");
+        }
+        if (chunked) {
+            ByteArrayOutputStream body = new ByteArrayOutputStream();
+            for (int n = Integer.parseInt(line(in).strip(), 16); n > 0; n = Integer.parseInt(line(in).strip(), 16)) {
+                body.write(in.readNBytes(n));
+                line(in); // the CRLF after a chunk
+            }
+            for (String trailer = line(in); !trailer.isEmpty(); trailer = line(in)) {}
+            return new Response(status, headers, body.toByteArray());
         }
         byte[] body = in.readNBytes(length);
         assertEquals(length, body.length, "the whole body before the connection closed");
