@@ -72,7 +72,8 @@ class LabSmokeTest {
                             "helidon-virtual-nosleep@120",
                             "netty-virtual-nosleep@120",
                             // issue 25's prototype: the lab's Ring handler on Helidon (decision 0880)
-                            "weft-ring-helidon-nosleep@120"),
+                            "weft-ring-helidon-nosleep@120",
+                            "helidon-virtual-ws"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
             "overload",
                     Set.of(

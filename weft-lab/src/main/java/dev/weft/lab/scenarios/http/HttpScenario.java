@@ -44,8 +44,9 @@ import java.util.Optional;
  * <p>In full mode (and smoke), issue 25's candidate cores follow, plain and without the sleep, each
  * in a server JVM of its own and in paired rounds of its own with plain Jetty:
  * {@code helidon-virtual-nosleep@120} ({@link PlainHelidon}) and {@code netty-virtual-nosleep@120}
- * ({@link PlainNetty}), and the Ring handler on Helidon, {@code weft-ring-helidon-nosleep@120}
- * ({@link RingOnHelidon}); references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
+ * ({@link PlainNetty}), the Ring handler on Helidon, {@code weft-ring-helidon-nosleep@120}
+ * ({@link RingOnHelidon}), and Helidon's own WebSocket echo beside plain Jetty's,
+ * {@code helidon-virtual-ws}; references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
  *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
  * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds) for
@@ -185,16 +186,19 @@ public final class HttpScenario implements Scenario {
     static final String HELIDON_NOSLEEP = "helidon-virtual-nosleep@120";
     static final String NETTY_NOSLEEP = "netty-virtual-nosleep@120";
     static final String RING_HELIDON_NOSLEEP = "weft-ring-helidon-nosleep@120";
+    static final String HELIDON_WS = "helidon-virtual-ws";
 
     /**
      * Issue 25's candidate cores, plain, serving the same handler without the sleep (decision 0305),
-     * and the Ring handler on Helidon through {@link RingOnHelidon} (decision 0880):
+     * the Ring handler on Helidon through {@link RingOnHelidon}, and Helidon's own WebSocket echo
+     * beside plain Jetty's ({@code helidon-virtual-ws}; decision 0880):
      * full mode only (and smoke, which runs every variant), each in paired rounds of its own with
      * plain Jetty's no-sleep variant. They have no goals: they are references for choosing weft-ring's
      * core, and each reports its paired ratios to Jetty in {@code extra.vs_jetty}
      * ({@link Measured#versus}). Plain Jetty's own figures stay those of its pair with weft-ring.
      */
-    static final List<String> REFERENCE_CORES = List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP, RING_HELIDON_NOSLEEP);
+    static final List<String> REFERENCE_CORES =
+            List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP, RING_HELIDON_NOSLEEP, HELIDON_WS);
 
     static final String RING_120 = "weft-ring@120";
     static final String JETTY_120 = "jetty-virtual@120";
@@ -210,7 +214,8 @@ public final class HttpScenario implements Scenario {
             List.of("weft-ring-ws", "jetty-virtual-ws"),
             List.of(HELIDON_NOSLEEP, JETTY_NOSLEEP),
             List.of(NETTY_NOSLEEP, JETTY_NOSLEEP),
-            List.of(RING_HELIDON_NOSLEEP, JETTY_NOSLEEP));
+            List.of(RING_HELIDON_NOSLEEP, JETTY_NOSLEEP),
+            List.of(HELIDON_WS, JETTY_WS));
 
     /**
      * Quick mode's slice for the @120 pair: four of the handler's ~50.5 ms round trips, in which
@@ -250,7 +255,8 @@ public final class HttpScenario implements Scenario {
             // Last, so that the goals' pairs before them run as they always did.
             new Spec(HELIDON_NOSLEEP, Server.HELIDON_VIRTUAL, 120, false, null, Load.HTTP1, true),
             new Spec(NETTY_NOSLEEP, Server.NETTY_VIRTUAL, 120, false, null, Load.HTTP1, true),
-            new Spec(RING_HELIDON_NOSLEEP, Server.WEFT_RING_HELIDON, 120, false, null, Load.HTTP1, true));
+            new Spec(RING_HELIDON_NOSLEEP, Server.WEFT_RING_HELIDON, 120, false, null, Load.HTTP1, true),
+            new Spec(HELIDON_WS, Server.HELIDON_VIRTUAL, WS_SOCKETS, false, null, Load.WS, true));
 
     /**
      * A pair's server is still compiling while its JIT threads used more than this share of a
@@ -407,7 +413,7 @@ public final class HttpScenario implements Scenario {
                             watches(ring));
                     if (REFERENCE_CORES.contains(ring.name())) {
                         // Jetty's side of this pair only serves the candidate's ratios.
-                        measured.put(ring.name(), sides.get(ring.name()).versus(sides.get(jetty.name())));
+                        measured.put(ring.name(), sides.get(ring.name()).versus(jetty, sides.get(jetty.name())));
                     } else {
                         measured.putAll(sides);
                     }
@@ -936,19 +942,26 @@ public final class HttpScenario implements Scenario {
 
         /**
          * This variant with {@code vs_jetty} in its extra: the medians of its per-round ratios to
-         * {@code jetty}, measured in the same paired rounds (server CPU, allocation and p99 per
-         * request, req/s), how many rounds each median has, and Jetty's own medians in those rounds.
+         * {@code jetty} (the spec of the plain Jetty variant it was paired with), measured in the same
+         * paired rounds (server CPU, allocation and p99 per request, req/s; for a WebSocket echo, CPU
+         * and p99 per message and messages/s, no allocation), how many rounds each median has, and
+         * Jetty's own medians in those rounds.
          */
-        Measured versus(Measured jetty) {
+        Measured versus(Spec jettySpec, Measured jetty) {
+            String unit = jettySpec.load() == Load.WS ? "message" : "request";
             Map<String, Object> vs = new LinkedHashMap<>();
-            vs.put("variant", JETTY_NOSLEEP);
-            vs.put("server_cpu_us_per_request", medianRatio(cpuUsPerRound(), jetty.cpuUsPerRound()));
-            vs.put("alloc_bytes_per_request", medianRatio(allocPerRound(), jetty.allocPerRound()));
+            vs.put("variant", jettySpec.name());
+            vs.put("server_cpu_us_per_" + unit, medianRatio(cpuUsPerRound(), jetty.cpuUsPerRound()));
+            if (jettySpec.load() != Load.WS) {
+                vs.put("alloc_bytes_per_request", medianRatio(allocPerRound(), jetty.allocPerRound()));
+            }
             vs.put("p99_ms", medianRatio(p99s(), jetty.p99s()));
-            vs.put("requests_per_second", medianRatio(rates(), jetty.rates()));
+            vs.put(unit + "s_per_second", medianRatio(rates(), jetty.rates()));
             vs.put("rounds", windows.size());
-            vs.put("jetty_server_cpu_us_per_request", jetty.cpuUs());
-            vs.put("jetty_alloc_bytes_per_request", jetty.extra().get("alloc_bytes_per_request"));
+            vs.put("jetty_server_cpu_us_per_" + unit, jetty.cpuUs());
+            if (jettySpec.load() != Load.WS) {
+                vs.put("jetty_alloc_bytes_per_request", jetty.extra().get("alloc_bytes_per_request"));
+            }
             vs.put("jetty_p99_ms", median(jetty.p99s()));
             Map<String, Object> e = new LinkedHashMap<>(extra);
             e.put("vs_jetty", vs);
@@ -1266,19 +1279,35 @@ public final class HttpScenario implements Scenario {
                         + " ~51 us (ring-jetty-adapter) (weft's design notes). Both live on Clojars, which this lab does not use.");
         for (String name : REFERENCE_CORES) {
             Measured m = measured.get(name);
-            if (m != null && m.extra().get("vs_jetty") instanceof Map<?, ?> vs) {
+            if (m == null || !(m.extra().get("vs_jetty") instanceof Map<?, ?> vs)) {
+                continue;
+            }
+            if (name.equals(HELIDON_WS)) {
                 ctx.note(String.format(
                         Locale.ROOT,
-                        "%s, a candidate core of issue 25 (plain, the same handler; decision 0305; no goal): in %s paired"
-                                + " rounds of its own with plain Jetty without the sleep, its server CPU per request is %sx"
-                                + " Jetty's, its allocation per request %sx, its p99 %sx (medians of the per-round ratios;"
-                                + " extra.vs_jetty).",
+                        "%s, Helidon's own WebSocket echo (issue 25's candidate core; decision 0880; no goal): in %s"
+                                + " paired rounds of its own with plain Jetty's echo (%s), its server CPU per message is"
+                                + " %sx Jetty's, its p99 %sx (medians of the per-round ratios; extra.vs_jetty).",
                         name,
                         vs.get("rounds"),
-                        times(vs.get("server_cpu_us_per_request")),
-                        times(vs.get("alloc_bytes_per_request")),
+                        vs.get("variant"),
+                        times(vs.get("server_cpu_us_per_message")),
                         times(vs.get("p99_ms"))));
+                continue;
             }
+            ctx.note(String.format(
+                    Locale.ROOT,
+                    "%s, %s (no goal): in %s paired rounds of its own with plain Jetty without the sleep, its server"
+                            + " CPU per request is %sx Jetty's, its allocation per request %sx, its p99 %sx (medians of"
+                            + " the per-round ratios; extra.vs_jetty).",
+                    name,
+                    name.equals(RING_HELIDON_NOSLEEP)
+                            ? "the lab's Ring handler on Helidon (issue 25's prototype; decision 0880)"
+                            : "a candidate core of issue 25 (plain, the same handler; decision 0305)",
+                    vs.get("rounds"),
+                    times(vs.get("server_cpu_us_per_request")),
+                    times(vs.get("alloc_bytes_per_request")),
+                    times(vs.get("p99_ms"))));
         }
         long errors = measured.values().stream()
                 .flatMap(m -> m.windows().stream())

@@ -19,7 +19,7 @@ import org.eclipse.jetty.server.Server;
  * starts two servers: its defaults (HTTP/1.1, and WebSockets on {@code /ws}) and one with HTTP/2 on
  * (h2c), and says both ports, {@code listening <port> <h2c-port>}; {@code jetty-virtual} starts a
  * second plain Jetty serving Jetty's own WebSocket echo on {@code /ws} and says
- * {@code listening <port> 0 <ws-port>}. Commands, one per line: {@code report}
+ * {@code listening <port> 0 <ws-port>}, and {@code helidon-virtual} a second Helidon with its own echo. Commands, one per line: {@code report}
  * answers {@code report <json>}, what the scheduler did since the last report (or the start), and
  * starts a new sample; {@code reset} only starts a new one, and marks the start of a variant's
  * memory window; {@code memory} answers {@code memory <json>}, the JVM's {@link Memory} since that
@@ -42,7 +42,10 @@ public final class HttpServerMain {
             case "jetty-4-threads" -> port(PlainJetty.start(HttpScenario.SMALL_POOL_THREADS));
             // Its WebSocket echo (jetty-virtual-ws) on a server of its own: "<port> 0 <ws-port>".
             case "jetty-virtual" -> port(PlainJetty.start(0)) + " 0 " + port(PlainJetty.startWebSocket());
-            case "helidon-virtual" -> Integer.toString(PlainHelidon.start().port());
+            // Its WebSocket echo (helidon-virtual-ws) on a server of its own, as plain Jetty's.
+            case "helidon-virtual" ->
+                PlainHelidon.start().port() + " 0 "
+                        + PlainHelidon.startWebSocket().port();
             case "netty-virtual" -> Integer.toString(PlainNetty.start().port());
             case "weft-ring-helidon" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));

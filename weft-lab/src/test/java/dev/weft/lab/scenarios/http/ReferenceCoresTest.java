@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * variants) over real HTTP/1.1 on 127.0.0.1: each answers the article's handler with plain Jetty's
  * response (status line, the same header lines whatever their order, only the Date's value
  * differing, body), sleeps on {@code /hello}, answers 404 elsewhere, and answers pipelined requests
- * in order on one keep-alive connection; so does the lab's Ring handler on Helidon ({@link RingOnHelidon}). No timing bound but the handler's own sleep (a lower bound).
+ * in order on one keep-alive connection, and Helidon's WebSocket echo sends each message back; so does the lab's Ring handler on Helidon ({@link RingOnHelidon}). No timing bound but the handler's own sleep (a lower bound).
  */
 class ReferenceCoresTest {
 
@@ -84,6 +84,46 @@ class ReferenceCoresTest {
     @Test
     void theLabsRingHandlerOnHelidonAnswersPipelinedRequestsInOrder() throws IOException {
         pipelinedInOrder(ringOnHelidon.port());
+    }
+
+    @Test
+    void helidonsWebSocketEchoSendsEachMessageBackInOrder() throws Exception {
+        WebServer ws = PlainHelidon.startWebSocket();
+        java.util.concurrent.BlockingQueue<String> echoed = new java.util.concurrent.LinkedBlockingQueue<>();
+        try (var client = java.net.http.HttpClient.newHttpClient()) {
+            java.net.http.WebSocket socket = client.newWebSocketBuilder()
+                    .buildAsync(
+                            java.net.URI.create("ws://127.0.0.1:" + ws.port() + "/ws"),
+                            new java.net.http.WebSocket.Listener() {
+                                private final StringBuilder text = new StringBuilder();
+
+                                @Override
+                                public java.util.concurrent.CompletionStage<?> onText(
+                                        java.net.http.WebSocket w, CharSequence data, boolean last) {
+                                    text.append(data);
+                                    if (last) {
+                                        echoed.add(text.toString());
+                                        text.setLength(0);
+                                    }
+                                    w.request(1);
+                                    return null;
+                                }
+                            })
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            for (String m : List.of("one", "two", "x".repeat(70_000))) {
+                socket.sendText(m, true).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            assertEquals("one", echoed.poll(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals("two", echoed.poll(30, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(
+                    70_000,
+                    echoed.poll(30, java.util.concurrent.TimeUnit.SECONDS).length(),
+                    "a message longer than a frame comes back whole");
+            socket.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "done")
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+        } finally {
+            ws.stop();
+        }
     }
 
     @Test
