@@ -33,8 +33,8 @@ import java.util.Map;
  * {@code :request-method}, {@code :protocol}, {@code :headers} (lowercased, repeated names joined
  * with {@code ,}, {@code cookie} with {@code ; }) and {@code :body} (an InputStream). Response
  * bodies: String (UTF-8), byte[], an InputStream, a seq of Strings, or nil; header values a String or
- * a collection of Strings. A handler that throws, or returns anything else, gets a 500 and the
- * exception is printed, since nothing else here would show it.
+ * a collection of Strings. A handler that throws, or returns anything but a response map, gets a 500
+ * and the exception (or what it returned) is printed to standard error.
  */
 final class RingOnHelidon {
 
@@ -75,7 +75,9 @@ final class RingOnHelidon {
         Object answer;
         try {
             answer = handler.invoke(requestMap(request));
-        } catch (RuntimeException | Error e) {
+        } catch (RuntimeException e) {
+            // Helidon would log it too; printed here so the prototype's 500 says why. Errors and
+            // checked exceptions thrown through Clojure go on to Helidon, which logs them and answers 500.
             e.printStackTrace();
             response.status(500).send();
             return;
