@@ -1,7 +1,6 @@
 package dev.weft.lab.scenarios.http;
 
 import dev.weft.lab.MemoryMeter;
-import java.util.Arrays;
 
 /**
  * The server JVM's allocated bytes over time, so that the bytes allocated inside a load window
@@ -24,7 +23,8 @@ final class AllocationTimeline {
     private final long[] bytes = new long[CAPACITY];
     private long count;
 
-    private AllocationTimeline() {}
+    /** An empty timeline that nothing samples into; {@link #start} starts the sampling one. */
+    AllocationTimeline() {}
 
     /** Starts sampling this JVM; null when the JVM cannot tell its allocated bytes. */
     static AllocationTimeline start() {
@@ -66,23 +66,35 @@ final class AllocationTimeline {
         return Double.isNaN(from) || Double.isNaN(to) ? -1 : Math.round(to - from);
     }
 
-    /** The allocated bytes at {@code ms}, interpolated; NaN outside the readings. */
+    /**
+     * The allocated bytes at {@code ms}, interpolated; NaN outside the readings. Searches the ring
+     * in place, readings {@code first} to {@code count - 1} in time order, with no copy of it.
+     */
     private double at(long ms, long first) {
-        long[] t = new long[(int) (count - first)];
-        for (long k = first; k < count; k++) {
-            t[(int) (k - first)] = times[(int) (k % CAPACITY)];
-        }
-        int pos = Arrays.binarySearch(t, ms);
-        if (pos >= 0) {
-            return bytes[(int) ((first + pos) % CAPACITY)];
-        }
-        int after = -pos - 1;
-        if (after == 0 || after == t.length) {
+        long lo = first;
+        long hi = count - 1;
+        if (ms < times[slot(lo)] || ms > times[slot(hi)]) {
             return Double.NaN;
         }
-        int a = (int) ((first + after - 1) % CAPACITY);
-        int b = (int) ((first + after) % CAPACITY);
+        // The last reading at or before ms: times[slot(lo)] <= ms holds throughout.
+        while (lo < hi) {
+            long mid = (lo + hi + 1) >>> 1;
+            if (times[slot(mid)] <= ms) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        int a = slot(lo);
+        if (times[a] == ms || lo == count - 1) {
+            return bytes[a];
+        }
+        int b = slot(lo + 1);
         double share = (double) (ms - times[a]) / Math.max(1, times[b] - times[a]);
         return bytes[a] + share * (bytes[b] - bytes[a]);
+    }
+
+    private static int slot(long reading) {
+        return (int) (reading % CAPACITY);
     }
 }

@@ -948,18 +948,19 @@ public final class HttpScenario implements Scenario {
          * Jetty's own medians in those rounds.
          */
         Measured versus(Spec jettySpec, Measured jetty) {
-            String unit = jettySpec.load() == Load.WS ? "message" : "request";
+            boolean perMessage = jettySpec.load() == Load.WS; // a WebSocket echo: no allocation figure
+            String unit = perMessage ? "message" : "request";
             Map<String, Object> vs = new LinkedHashMap<>();
             vs.put("variant", jettySpec.name());
             vs.put("server_cpu_us_per_" + unit, medianRatio(cpuUsPerRound(), jetty.cpuUsPerRound()));
-            if (jettySpec.load() != Load.WS) {
+            if (!perMessage) {
                 vs.put("alloc_bytes_per_request", medianRatio(allocPerRound(), jetty.allocPerRound()));
             }
             vs.put("p99_ms", medianRatio(p99s(), jetty.p99s()));
             vs.put(unit + "s_per_second", medianRatio(rates(), jetty.rates()));
             vs.put("rounds", windows.size());
             vs.put("jetty_server_cpu_us_per_" + unit, jetty.cpuUs());
-            if (jettySpec.load() != Load.WS) {
+            if (!perMessage) {
                 vs.put("jetty_alloc_bytes_per_request", jetty.extra().get("alloc_bytes_per_request"));
             }
             vs.put("jetty_p99_ms", median(jetty.p99s()));
@@ -1282,7 +1283,7 @@ public final class HttpScenario implements Scenario {
             if (m == null || !(m.extra().get("vs_jetty") instanceof Map<?, ?> vs)) {
                 continue;
             }
-            if (name.equals(HELIDON_WS)) {
+            if (spec(name).load() == Load.WS) {
                 ctx.note(String.format(
                         Locale.ROOT,
                         "%s, Helidon's own WebSocket echo (issue 25's candidate core; decision 0880; no goal): in %s"
