@@ -5,28 +5,29 @@ import clojure.lang.IPersistentMap;
 import clojure.lang.Keyword;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.eclipse.jetty.websocket.api.Callback;
-import org.eclipse.jetty.websocket.api.Session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One WebSocket connection of a Ring handler (Ring's WebSocket spec, Ring 1.11+): the socket value
- * its listener gets, and the bridge from Jetty's WebSocket session to that listener.
+ * its listener gets, and the calls of that listener. What moves the frames is the server's core, a
+ * subclass: weft-ring's is Jetty's ({@code JettyWebSocket}); issue 25's lab prototypes put the same
+ * socket on other cores. Applications use the socket through {@code weft.ring.websocket} (or
+ * ring-core's {@code ring.websocket}) and never subclass it.
  *
- * <p>Delivery. Every event of one connection (open, each message, pong, error, close) is handed to
- * the listener on a virtual thread, one at a time and in order, so a listener may block. A message
- * is read from the network only once the listener has returned from the previous one (Jetty's
- * explicit demand): a slow listener holds the client back through TCP's own flow control instead
- * of queueing messages in the server. Text messages arrive as Strings, binary ones as ByteBuffers
- * (valid only during the call). Pings are answered with a pong by the server.
+ * <p>Delivery. A core delivers every event of one connection (open, each message, pong, error,
+ * close) to the listener through the {@code deliver...} methods, one at a time and in order, on a
+ * virtual thread, so a listener may block; it reads the next message from the network only once the
+ * listener has returned from the previous one, so a slow listener holds the client back through
+ * TCP's own flow control instead of queueing messages in the server. Text messages arrive as
+ * Strings, binary ones as ByteBuffers (valid only during the call). Pings are answered with a pong by
+ * the core.
  *
  * <p>Sending. {@link #send} blocks until the message is written, so a sender cannot outrun a slow
  * client; {@link #sendAsync} returns at once but lets at most {@link #MAX_PENDING_ASYNC} sends be
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * class path, any value that satisfies {@code ring.websocket.protocols/Listener}; {@code weft.ring}
  * passes the function that calls the latter.
  */
-public final class RingWebSocket implements Session.Listener {
+public abstract class RingWebSocket {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingWebSocket.class);
 
@@ -51,21 +52,28 @@ public final class RingWebSocket implements Session.Listener {
     static final Keyword ON_ERROR = Keyword.intern("on-error");
     static final Keyword ON_CLOSE = Keyword.intern("on-close");
 
-    private final WebSockets owner;
     private final Object listener;
     private final IFn protocolCaller; // (fn [listener event socket a b]) for non-map listeners
     private final IPersistentMap map; // the listener when it is a plain map (not a record), else null
     private final Semaphore asyncSends = new Semaphore(MAX_PENDING_ASYNC);
-    private final ConcurrentLinkedQueue<Runnable> events = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean draining = new AtomicBoolean();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile Session session;
 
-    RingWebSocket(WebSockets owner, Object listener, IFn protocolCaller) {
-        this.owner = owner;
+    /**
+     * A socket whose events go to {@code listener}: a map of functions, or (with
+     * {@code protocolCaller}, {@code (fn [listener event socket a b])}) a value ring-core's Listener
+     * protocol calls.
+     *
+     * @throws IllegalArgumentException if {@code listener} is not a plain map and no
+     *     {@code protocolCaller} is given
+     */
+    protected RingWebSocket(Object listener, IFn protocolCaller) {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.protocolCaller = protocolCaller;
         this.map = isPlainMap(listener) ? (IPersistentMap) listener : null;
+        if (map == null && protocolCaller == null) {
+            throw new IllegalArgumentException("a WebSocket listener must be a map of :on-open, :on-message, :on-pong,"
+                    + " :on-error and :on-close functions (or satisfy ring-core's Listener protocol with ring-core on"
+                    + " the class path); got " + RingResponse.describe(listener));
+        }
     }
 
     /** A map of functions, not a record (a record may implement ring-core's Listener itself). */
@@ -76,9 +84,8 @@ public final class RingWebSocket implements Session.Listener {
     // ---- the socket value ---------------------------------------------------------------------
 
     /** Whether the connection is open. */
-    public boolean isOpen() {
-        Session s = session;
-        return s != null && s.isOpen();
+    public final boolean isOpen() {
+        return transportOpen();
     }
 
     /**
@@ -87,11 +94,10 @@ public final class RingWebSocket implements Session.Listener {
      *
      * @throws IOException if the connection failed or closed before it was written
      * @throws IllegalArgumentException if the message is of another type
+     * @throws IllegalStateException if the socket is not open yet
      */
-    public void send(Object message) throws IOException {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        write(message, Callback.from(() -> done.complete(null), done::completeExceptionally));
-        await(done);
+    public final void send(Object message) throws IOException {
+        await(transmit(payload(message)));
     }
 
     /**
@@ -100,205 +106,110 @@ public final class RingWebSocket implements Session.Listener {
      * {@link #MAX_PENDING_ASYNC} sends are already pending on this socket.
      *
      * @throws IllegalArgumentException if the message is of another type
+     * @throws IllegalStateException if the socket is not open yet
      */
-    public void sendAsync(Object message, IFn succeed, IFn fail) throws InterruptedException {
-        checkMessage(message);
+    public final void sendAsync(Object message, IFn succeed, IFn fail) throws InterruptedException {
+        Object payload = payload(message);
         asyncSends.acquire();
-        write(
-                message,
-                Callback.from(
-                        () -> {
-                            asyncSends.release();
-                            if (succeed != null) {
-                                succeed.invoke();
-                            }
-                        },
-                        x -> {
-                            asyncSends.release();
-                            if (fail != null) {
-                                fail.invoke(x);
-                            }
-                        }));
+        CompletableFuture<Void> written;
+        try {
+            written = transmit(payload);
+        } catch (RuntimeException e) {
+            asyncSends.release();
+            throw e;
+        }
+        written.whenComplete((ok, x) -> {
+            asyncSends.release();
+            if (x == null) {
+                if (succeed != null) {
+                    succeed.invoke();
+                }
+            } else if (fail != null) {
+                fail.invoke(
+                        x instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                                ? c.getCause()
+                                : x);
+            }
+        });
     }
 
     /** Sends a ping with {@code data} (a ByteBuffer, byte array or nil) and blocks until it is written. */
-    public void ping(Object data) throws IOException {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        requireSession().sendPing(bytes(data), Callback.from(() -> done.complete(null), done::completeExceptionally));
-        await(done);
+    public final void ping(Object data) throws IOException {
+        await(transmitPing(bytes(data)));
     }
 
     /** Sends an unsolicited pong with {@code data} (a ByteBuffer, byte array or nil); blocks until written. */
-    public void pong(Object data) throws IOException {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        requireSession().sendPong(bytes(data), Callback.from(() -> done.complete(null), done::completeExceptionally));
-        await(done);
+    public final void pong(Object data) throws IOException {
+        await(transmitPong(bytes(data)));
     }
 
     /**
      * Closes the connection with status {@code code} (e.g. 1000, normal) and {@code reason}; the
      * listener's {@code :on-close} runs once the close completes. Does not block.
      */
-    public void close(int code, String reason) {
-        Session s = session;
-        if (s != null) {
-            s.close(code, reason, Callback.NOOP);
-        }
+    public final void close(int code, String reason) {
+        closeTransport(code, reason);
     }
 
     /** The address of the client. */
-    public java.net.SocketAddress remoteAddress() {
-        return requireSession().getRemoteSocketAddress();
+    public final SocketAddress remoteAddress() {
+        return transportRemoteAddress();
     }
 
-    private void write(Object message, Callback callback) {
-        Session s = requireSession();
-        if (message instanceof CharSequence text) {
-            s.sendText(text.toString(), callback);
-        } else if (message instanceof ByteBuffer || message instanceof byte[]) {
-            s.sendBinary(bytes(message), callback);
-        } else {
-            checkMessage(message);
-        }
+    // ---- what a core provides --------------------------------------------------------------------
+
+    /** Whether the core's connection is open (false before it opened). */
+    protected abstract boolean transportOpen();
+
+    /**
+     * Starts writing {@code message}, a String as a text message or a ByteBuffer as a binary one;
+     * the future completes when it is written, or exceptionally (with an IOException) if it cannot be.
+     *
+     * @throws IllegalStateException if the connection is not open yet
+     */
+    protected abstract CompletableFuture<Void> transmit(Object message);
+
+    /** Starts writing a ping with {@code data}; completes as {@link #transmit} does. */
+    protected abstract CompletableFuture<Void> transmitPing(ByteBuffer data);
+
+    /** Starts writing a pong with {@code data}; completes as {@link #transmit} does. */
+    protected abstract CompletableFuture<Void> transmitPong(ByteBuffer data);
+
+    /** Starts closing the connection with {@code code} and {@code reason}, if it is open; does not block. */
+    protected abstract void closeTransport(int code, String reason);
+
+    /**
+     * The client's address.
+     *
+     * @throws IllegalStateException if the connection is not open yet
+     */
+    protected abstract SocketAddress transportRemoteAddress();
+
+    // ---- the listener's events: a core calls each in order, one at a time, on a virtual thread ----
+
+    /** Calls the listener's {@code :on-open}. */
+    protected final void deliverOpen() {
+        call(ON_OPEN, null, null);
     }
 
-    private static void checkMessage(Object message) {
-        if (!(message instanceof CharSequence || message instanceof ByteBuffer || message instanceof byte[])) {
-            throw new IllegalArgumentException(
-                    "a WebSocket message must be a String (text) or a ByteBuffer or byte array" + " (binary); got "
-                            + RingResponse.describe(message));
-        }
+    /** Calls the listener's {@code :on-message} with {@code message}: a String, or a ByteBuffer. */
+    protected final void deliverMessage(Object message) {
+        call(ON_MESSAGE, message, null);
     }
 
-    private static ByteBuffer bytes(Object data) {
-        if (data == null) {
-            return ByteBuffer.allocate(0);
-        }
-        if (data instanceof ByteBuffer b) {
-            return b.slice();
-        }
-        if (data instanceof byte[] a) {
-            return ByteBuffer.wrap(a);
-        }
-        throw new IllegalArgumentException(
-                "WebSocket data must be a ByteBuffer or byte array; got " + RingResponse.describe(data));
+    /** Calls the listener's {@code :on-pong} with {@code data}. */
+    protected final void deliverPong(ByteBuffer data) {
+        call(ON_PONG, data, null);
     }
 
-    private Session requireSession() {
-        Session s = session;
-        if (s == null) {
-            throw new IllegalStateException("the WebSocket is not open yet");
-        }
-        return s;
+    /** Calls the listener's {@code :on-error} with {@code cause}. */
+    protected final void deliverError(Throwable cause) {
+        call(ON_ERROR, cause, null);
     }
 
-    private static void await(CompletableFuture<Void> done) throws IOException {
-        try {
-            done.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while sending on the WebSocket");
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            throw c instanceof IOException io ? io : new IOException("the WebSocket send failed: " + c, c);
-        }
-    }
-
-    // ---- Jetty's session events: each becomes a listener call, in order, on a virtual thread ----
-
-    @Override
-    public void onWebSocketOpen(Session session) {
-        this.session = session;
-        owner.opened(this);
-        deliver(ON_OPEN, null, null, true);
-    }
-
-    @Override
-    public void onWebSocketText(String message) {
-        deliver(ON_MESSAGE, message, null, true);
-    }
-
-    @Override
-    public void onWebSocketBinary(ByteBuffer payload, Callback callback) {
-        events.add(() -> {
-            try {
-                call(ON_MESSAGE, payload, null);
-            } finally {
-                callback.succeed();
-                demand();
-            }
-        });
-        drain();
-    }
-
-    @Override
-    public void onWebSocketPing(ByteBuffer payload) {
-        ByteBuffer copy = ByteBuffer.allocate(payload.remaining())
-                .put(payload.duplicate())
-                .flip();
-        session.sendPong(copy, Callback.NOOP);
-        demand();
-    }
-
-    @Override
-    public void onWebSocketPong(ByteBuffer payload) {
-        ByteBuffer copy = ByteBuffer.allocate(payload.remaining())
-                .put(payload.duplicate())
-                .flip();
-        deliver(ON_PONG, copy, null, true);
-    }
-
-    @Override
-    public void onWebSocketError(Throwable cause) {
-        deliver(ON_ERROR, cause, null, false);
-    }
-
-    @Override
-    public void onWebSocketClose(int statusCode, String reason) {
-        if (closed.compareAndSet(false, true)) {
-            owner.closed(this);
-            deliver(ON_CLOSE, (long) statusCode, reason, false);
-        }
-    }
-
-    private void deliver(Keyword event, Object a, Object b, boolean thenDemand) {
-        events.add(() -> {
-            try {
-                call(event, a, b);
-            } finally {
-                if (thenDemand) {
-                    demand();
-                }
-            }
-        });
-        drain();
-    }
-
-    private void demand() {
-        Session s = session;
-        if (s != null && s.isOpen()) {
-            s.demand();
-        }
-    }
-
-    /** Runs the queued events one at a time on a virtual thread, started when none is running. */
-    private void drain() {
-        if (draining.compareAndSet(false, true)) {
-            owner.threads.newThread(this::runEvents).start();
-        }
-    }
-
-    private void runEvents() {
-        for (; ; ) {
-            Runnable r;
-            while ((r = events.poll()) != null) {
-                r.run();
-            }
-            draining.set(false);
-            if (events.isEmpty() || !draining.compareAndSet(false, true)) {
-                return;
-            }
-        }
+    /** Calls the listener's {@code :on-close} with the status {@code code} (a long, as Clojure's numbers are) and {@code reason}. */
+    protected final void deliverClose(int code, String reason) {
+        call(ON_CLOSE, (long) code, reason);
     }
 
     private void call(Keyword event, Object a, Object b) {
@@ -327,6 +238,46 @@ public final class RingWebSocket implements Session.Listener {
                 LOG.error("the WebSocket listener's {} failed; the socket is closed with 1011", event, t);
                 close(1011, "server error");
             }
+        }
+    }
+
+    // ---- messages ---------------------------------------------------------------------------------
+
+    /** {@code message} as {@link #transmit} takes it: a String, or a ByteBuffer. */
+    private static Object payload(Object message) {
+        if (message instanceof CharSequence text) {
+            return text.toString();
+        }
+        if (message instanceof ByteBuffer || message instanceof byte[]) {
+            return bytes(message);
+        }
+        throw new IllegalArgumentException("a WebSocket message must be a String (text) or a ByteBuffer or byte array"
+                + " (binary); got " + RingResponse.describe(message));
+    }
+
+    private static ByteBuffer bytes(Object data) {
+        if (data == null) {
+            return ByteBuffer.allocate(0);
+        }
+        if (data instanceof ByteBuffer b) {
+            return b.slice();
+        }
+        if (data instanceof byte[] a) {
+            return ByteBuffer.wrap(a);
+        }
+        throw new IllegalArgumentException(
+                "WebSocket data must be a ByteBuffer or byte array; got " + RingResponse.describe(data));
+    }
+
+    private static void await(CompletableFuture<Void> done) throws IOException {
+        try {
+            done.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while sending on the WebSocket");
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            throw c instanceof IOException io ? io : new IOException("the WebSocket send failed: " + c, c);
         }
     }
 }

@@ -21,7 +21,7 @@ final class WebSockets {
     private final IFn protocolCaller;
     private final Duration idleTimeout;
     private final long maxMessageBytes;
-    private final Set<RingWebSocket> open = ConcurrentHashMap.newKeySet();
+    private final Set<JettyWebSocket> open = ConcurrentHashMap.newKeySet();
     private volatile ServerWebSocketContainer container;
 
     WebSockets(ThreadFactory threads, IFn protocolCaller, Duration idleTimeout, long maxMessageBytes) {
@@ -54,7 +54,7 @@ final class WebSockets {
                     if (subProtocol != null) {
                         upgradeResponse.setAcceptedSubProtocol(subProtocol);
                     }
-                    return new RingWebSocket(this, listener, protocolCaller);
+                    return new JettyWebSocket(this, listener, protocolCaller);
                 },
                 request,
                 response,
@@ -66,11 +66,11 @@ final class WebSockets {
         return protocolCaller != null && Boolean.TRUE.equals(protocolCaller.invoke(listener));
     }
 
-    void opened(RingWebSocket socket) {
+    void opened(JettyWebSocket socket) {
         open.add(socket);
     }
 
-    void closed(RingWebSocket socket) {
+    void closed(JettyWebSocket socket) {
         open.remove(socket);
     }
 
@@ -81,7 +81,7 @@ final class WebSockets {
 
     /** Closes every open socket with 1001 (going away): a stopping server keeps none open. */
     void closeAll() {
-        for (RingWebSocket socket : open) {
+        for (JettyWebSocket socket : open) {
             socket.close(1001, "the server is stopping");
         }
     }
