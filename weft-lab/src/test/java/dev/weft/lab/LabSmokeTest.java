@@ -73,7 +73,9 @@ class LabSmokeTest {
                             "netty-virtual-nosleep@120",
                             // issue 25's prototype: the lab's Ring handler on Helidon (decision 0880)
                             "weft-ring-helidon-nosleep@120",
-                            "helidon-virtual-ws"),
+                            "helidon-virtual-ws",
+                            // and weft-ring's WebSocket socket on Helidon
+                            "weft-ring-helidon-ws"),
             "switch", Set.of("virtual-handoff", "platform-handoff", "virtual-yield"),
             "overload",
                     Set.of(

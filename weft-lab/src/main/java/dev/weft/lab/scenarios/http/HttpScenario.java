@@ -45,8 +45,9 @@ import java.util.Optional;
  * in a server JVM of its own and in paired rounds of its own with plain Jetty:
  * {@code helidon-virtual-nosleep@120} ({@link PlainHelidon}) and {@code netty-virtual-nosleep@120}
  * ({@link PlainNetty}), the Ring handler on Helidon, {@code weft-ring-helidon-nosleep@120}
- * ({@link RingOnHelidon}), and Helidon's own WebSocket echo beside plain Jetty's,
- * {@code helidon-virtual-ws}; references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
+ * ({@link RingOnHelidon}), Helidon's own WebSocket echo beside plain Jetty's,
+ * {@code helidon-virtual-ws}, and the lab's Ring echo listener on Helidon through weft-ring's socket
+ * value, {@code weft-ring-helidon-ws} ({@link RingWebSocketOnHelidon}); references for choosing weft-ring's core, without goals ({@link #REFERENCE_CORES}).
  *
  * <p>Sizes: smoke 0.3 s windows without warm-up, every variant (always the built-in generator for
  * HTTP/1.1: wrk counts whole seconds); quick 0.5 s of warm-up and 1 s measured (wrk: whole seconds) for
@@ -187,18 +188,21 @@ public final class HttpScenario implements Scenario {
     static final String NETTY_NOSLEEP = "netty-virtual-nosleep@120";
     static final String RING_HELIDON_NOSLEEP = "weft-ring-helidon-nosleep@120";
     static final String HELIDON_WS = "helidon-virtual-ws";
+    static final String RING_HELIDON_WS = "weft-ring-helidon-ws";
 
     /**
      * Issue 25's candidate cores, plain, serving the same handler without the sleep (decision 0305),
-     * the Ring handler on Helidon through {@link RingOnHelidon}, and Helidon's own WebSocket echo
-     * beside plain Jetty's ({@code helidon-virtual-ws}; decision 0880):
+     * the Ring handler on Helidon through {@link RingOnHelidon}, Helidon's own WebSocket echo
+     * beside plain Jetty's ({@code helidon-virtual-ws}), and the Ring echo listener on Helidon through
+     * weft-ring's own socket value ({@code weft-ring-helidon-ws}, {@link RingWebSocketOnHelidon};
+     * decision 0880):
      * full mode only (and smoke, which runs every variant), each in paired rounds of its own with
      * plain Jetty's no-sleep variant. They have no goals: they are references for choosing weft-ring's
      * core, and each reports its paired ratios to Jetty in {@code extra.vs_jetty}
      * ({@link Measured#versus}). Plain Jetty's own figures stay those of its pair with weft-ring.
      */
     static final List<String> REFERENCE_CORES =
-            List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP, RING_HELIDON_NOSLEEP, HELIDON_WS);
+            List.of(HELIDON_NOSLEEP, NETTY_NOSLEEP, RING_HELIDON_NOSLEEP, HELIDON_WS, RING_HELIDON_WS);
 
     static final String RING_120 = "weft-ring@120";
     static final String JETTY_120 = "jetty-virtual@120";
@@ -215,7 +219,8 @@ public final class HttpScenario implements Scenario {
             List.of(HELIDON_NOSLEEP, JETTY_NOSLEEP),
             List.of(NETTY_NOSLEEP, JETTY_NOSLEEP),
             List.of(RING_HELIDON_NOSLEEP, JETTY_NOSLEEP),
-            List.of(HELIDON_WS, JETTY_WS));
+            List.of(HELIDON_WS, JETTY_WS),
+            List.of(RING_HELIDON_WS, JETTY_WS));
 
     /**
      * Quick mode's slice for the @120 pair: four of the handler's ~50.5 ms round trips, in which
@@ -256,7 +261,8 @@ public final class HttpScenario implements Scenario {
             new Spec(HELIDON_NOSLEEP, Server.HELIDON_VIRTUAL, 120, false, null, Load.HTTP1, true),
             new Spec(NETTY_NOSLEEP, Server.NETTY_VIRTUAL, 120, false, null, Load.HTTP1, true),
             new Spec(RING_HELIDON_NOSLEEP, Server.WEFT_RING_HELIDON, 120, false, null, Load.HTTP1, true),
-            new Spec(HELIDON_WS, Server.HELIDON_VIRTUAL, WS_SOCKETS, false, null, Load.WS, true));
+            new Spec(HELIDON_WS, Server.HELIDON_VIRTUAL, WS_SOCKETS, false, null, Load.WS, true),
+            new Spec(RING_HELIDON_WS, Server.WEFT_RING_HELIDON, WS_SOCKETS, false, null, Load.WS, true));
 
     /**
      * A pair's server is still compiling while its JIT threads used more than this share of a
@@ -1286,10 +1292,13 @@ public final class HttpScenario implements Scenario {
             if (spec(name).load() == Load.WS) {
                 ctx.note(String.format(
                         Locale.ROOT,
-                        "%s, Helidon's own WebSocket echo (issue 25's candidate core; decision 0880; no goal): in %s"
-                                + " paired rounds of its own with plain Jetty's echo (%s), its server CPU per message is"
-                                + " %sx Jetty's, its p99 %sx (medians of the per-round ratios; extra.vs_jetty).",
+                        "%s, %s (decision 0880; no goal): in %s paired rounds of its own with plain Jetty's echo"
+                                + " (%s), its server CPU per message is %sx Jetty's, its p99 %sx (medians of the per-round"
+                                + " ratios; extra.vs_jetty).",
                         name,
+                        name.equals(RING_HELIDON_WS)
+                                ? "weft-ring's socket and the lab's Ring echo listener on Helidon (issue 25's prototype)"
+                                : "Helidon's own WebSocket echo (issue 25's candidate core)",
                         vs.get("rounds"),
                         vs.get("variant"),
                         times(vs.get("server_cpu_us_per_message")),

@@ -19,7 +19,8 @@ import org.eclipse.jetty.server.Server;
  * starts two servers: its defaults (HTTP/1.1, and WebSockets on {@code /ws}) and one with HTTP/2 on
  * (h2c), and says both ports, {@code listening <port> <h2c-port>}; {@code jetty-virtual} starts a
  * second plain Jetty serving Jetty's own WebSocket echo on {@code /ws} and says
- * {@code listening <port> 0 <ws-port>}, and {@code helidon-virtual} a second Helidon with its own echo. Commands, one per line: {@code report}
+ * {@code listening <port> 0 <ws-port>}, {@code helidon-virtual} a second Helidon with its own echo, and
+ * {@code weft-ring-helidon} a second Helidon serving the Ring handler's WebSocket listener ({@link RingWebSocketOnHelidon}). Commands, one per line: {@code report}
  * answers {@code report <json>}, what the scheduler did since the last report (or the start), and
  * starts a new sample; {@code reset} only starts a new one, and marks the start of a variant's
  * memory window; {@code memory} answers {@code memory <json>}, the JVM's {@link Memory} since that
@@ -50,8 +51,10 @@ public final class HttpServerMain {
             case "weft-ring-helidon" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));
                 var handler = (clojure.lang.IDeref) Clojure.var("weft.lab.http", "handler");
-                yield Integer.toString(
-                        RingOnHelidon.start((clojure.lang.IFn) handler.deref()).port());
+                var ring = (clojure.lang.IFn) handler.deref();
+                // Its WebSocket side (weft-ring-helidon-ws) on a server of its own, as Helidon's echo.
+                yield RingOnHelidon.start(ring).port() + " 0 "
+                        + RingOnHelidon.startWebSocket(ring).port();
             }
             case "weft-ring" -> {
                 Clojure.var("clojure.core", "require").invoke(Clojure.read("weft.lab.http"));

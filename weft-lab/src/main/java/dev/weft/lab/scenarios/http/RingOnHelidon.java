@@ -5,13 +5,15 @@ import clojure.lang.IPersistentMap;
 import clojure.lang.ISeq;
 import clojure.lang.Keyword;
 import clojure.lang.PersistentArrayMap;
+import io.helidon.common.socket.PeerInfo;
 import io.helidon.http.Header;
+import io.helidon.http.Headers;
 import io.helidon.http.HttpPrologue;
-import io.helidon.http.ServerRequestHeaders;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import io.helidon.webserver.http1.Http1Config;
+import io.helidon.webserver.websocket.WsRouting;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -71,6 +73,22 @@ final class RingOnHelidon {
                 .start();
     }
 
+    /**
+     * Starts a second Helidon on a free port of 127.0.0.1 whose {@code /ws} upgrades to a WebSocket
+     * served by the Ring listener {@code handler} answers that upgrade request with, through
+     * weft-ring's own socket value ({@link RingWebSocketOnHelidon}): the {@code weft-ring-helidon-ws}
+     * variant, beside Helidon's own echo ({@link PlainHelidon#startWebSocket}) and plain Jetty's.
+     */
+    static WebServer startWebSocket(IFn handler) {
+        return WebServer.builder()
+                .host("127.0.0.1")
+                .port(0)
+                .backlog(PlainJetty.BACKLOG)
+                .addRouting(WsRouting.builder().endpoint("/ws", () -> new RingWebSocketOnHelidon(handler)))
+                .build()
+                .start();
+    }
+
     private static void serve(IFn handler, ServerRequest request, ServerResponse response) throws IOException {
         Object answer;
         try {
@@ -92,20 +110,42 @@ final class RingOnHelidon {
 
     /** The Ring request map of {@code request}, an array map of its ten keys. */
     static IPersistentMap requestMap(ServerRequest request) {
-        HttpPrologue prologue = request.prologue();
+        return requestMap(
+                request.prologue(),
+                request.headers(),
+                request.localPeer(),
+                request.remotePeer(),
+                request.isSecure(),
+                request.authority(),
+                request.content().inputStream());
+    }
+
+    /**
+     * The Ring request map of a request read from a connection between {@code local} and
+     * {@code remote}: the request line's {@code prologue}, its {@code headers}, its {@code authority}
+     * ({@code host[:port]}, null when it named none) and its {@code body}.
+     */
+    static IPersistentMap requestMap(
+            HttpPrologue prologue,
+            Headers headers,
+            PeerInfo local,
+            PeerInfo remote,
+            boolean secure,
+            String authority,
+            InputStream body) {
         String path = prologue.uriPath().rawPath();
         String query = prologue.query().rawValue();
         return new PersistentArrayMap(new Object[] {
-            SERVER_PORT, request.localPeer().port(),
-            SERVER_NAME, serverName(request.authority()),
-            REMOTE_ADDR, request.remotePeer().host(),
+            SERVER_PORT, local.port(),
+            SERVER_NAME, serverName(authority),
+            REMOTE_ADDR, remote.host(),
             URI, path.isEmpty() ? "/" : path,
             QUERY_STRING, query.isEmpty() ? null : query,
-            SCHEME, request.isSecure() ? HTTPS : HTTP,
+            SCHEME, secure ? HTTPS : HTTP,
             REQUEST_METHOD, method(prologue.method().text()),
             PROTOCOL, prologue.rawProtocol(), // "HTTP/1.1" as the request line said it
-            HEADERS, headers(request.headers()),
-            BODY, request.content().inputStream()
+            HEADERS, headers(headers),
+            BODY, body
         });
     }
 
@@ -127,7 +167,7 @@ final class RingOnHelidon {
     }
 
     /** Lowercased names to values, a repeated name's values joined as the Ring SPEC says. */
-    private static IPersistentMap headers(ServerRequestHeaders headers) {
+    private static IPersistentMap headers(Headers headers) {
         Object[] kvs = new Object[2 * headers.size()];
         int len = 0;
         for (Header header : headers) {
