@@ -3,7 +3,6 @@ package dev.weft.ring;
 import clojure.lang.IFn;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.websocket.api.Callback;
@@ -41,29 +40,23 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
     }
 
     @Override
-    protected CompletableFuture<Void> transmit(Object message) {
+    protected void transmit(Object message, Written done) {
         Session s = requireSession();
-        CompletableFuture<Void> done = new CompletableFuture<>();
         if (message instanceof String text) {
-            s.sendText(text, completing(done));
+            s.sendText(text, telling(done));
         } else {
-            s.sendBinary((ByteBuffer) message, completing(done));
+            s.sendBinary((ByteBuffer) message, telling(done));
         }
-        return done;
     }
 
     @Override
-    protected CompletableFuture<Void> transmitPing(ByteBuffer data) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        requireSession().sendPing(data, completing(done));
-        return done;
+    protected void transmitPing(ByteBuffer data, Written done) {
+        requireSession().sendPing(data, telling(done));
     }
 
     @Override
-    protected CompletableFuture<Void> transmitPong(ByteBuffer data) {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        requireSession().sendPong(data, completing(done));
-        return done;
+    protected void transmitPong(ByteBuffer data, Written done) {
+        requireSession().sendPong(data, telling(done));
     }
 
     @Override
@@ -79,8 +72,19 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
         return requireSession().getRemoteSocketAddress();
     }
 
-    private static Callback completing(CompletableFuture<Void> done) {
-        return Callback.from(() -> done.complete(null), done::completeExceptionally);
+    /** Jetty's callback for a write, telling {@code done}: one object per write. */
+    private static Callback telling(Written done) {
+        return new Callback() {
+            @Override
+            public void succeed() {
+                done.succeeded();
+            }
+
+            @Override
+            public void fail(Throwable x) {
+                done.failed(x);
+            }
+        };
     }
 
     private Session requireSession() {

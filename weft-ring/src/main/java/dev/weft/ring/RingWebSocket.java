@@ -97,7 +97,9 @@ public abstract class RingWebSocket {
      * @throws IllegalStateException if the socket is not open yet
      */
     public final void send(Object message) throws IOException {
-        await(transmit(payload(message)));
+        Awaited done = new Awaited();
+        transmit(payload(message), done);
+        done.await();
     }
 
     /**
@@ -111,36 +113,42 @@ public abstract class RingWebSocket {
     public final void sendAsync(Object message, IFn succeed, IFn fail) throws InterruptedException {
         Object payload = payload(message);
         asyncSends.acquire();
-        CompletableFuture<Void> written;
         try {
-            written = transmit(payload);
+            transmit(payload, new Written() {
+                @Override
+                public void succeeded() {
+                    asyncSends.release();
+                    if (succeed != null) {
+                        succeed.invoke();
+                    }
+                }
+
+                @Override
+                public void failed(Throwable x) {
+                    asyncSends.release();
+                    if (fail != null) {
+                        fail.invoke(x);
+                    }
+                }
+            });
         } catch (RuntimeException e) {
             asyncSends.release();
             throw e;
         }
-        written.whenComplete((ok, x) -> {
-            asyncSends.release();
-            if (x == null) {
-                if (succeed != null) {
-                    succeed.invoke();
-                }
-            } else if (fail != null) {
-                fail.invoke(
-                        x instanceof java.util.concurrent.CompletionException c && c.getCause() != null
-                                ? c.getCause()
-                                : x);
-            }
-        });
     }
 
     /** Sends a ping with {@code data} (a ByteBuffer, byte array or nil) and blocks until it is written. */
     public final void ping(Object data) throws IOException {
-        await(transmitPing(bytes(data)));
+        Awaited done = new Awaited();
+        transmitPing(bytes(data), done);
+        done.await();
     }
 
     /** Sends an unsolicited pong with {@code data} (a ByteBuffer, byte array or nil); blocks until written. */
     public final void pong(Object data) throws IOException {
-        await(transmitPong(bytes(data)));
+        Awaited done = new Awaited();
+        transmitPong(bytes(data), done);
+        done.await();
     }
 
     /**
@@ -162,18 +170,31 @@ public abstract class RingWebSocket {
     protected abstract boolean transportOpen();
 
     /**
-     * Starts writing {@code message}, a String as a text message or a ByteBuffer as a binary one;
-     * the future completes when it is written, or exceptionally (with an IOException) if it cannot be.
-     *
-     * @throws IllegalStateException if the connection is not open yet
+     * What a core tells once a write ends: exactly one of the two, once, on any thread (on the
+     * caller's when the write completed at once). One object per write, so a send costs no more
+     * than the core's own callback.
      */
-    protected abstract CompletableFuture<Void> transmit(Object message);
+    protected interface Written {
+        /** The frame is written. */
+        void succeeded();
 
-    /** Starts writing a ping with {@code data}; completes as {@link #transmit} does. */
-    protected abstract CompletableFuture<Void> transmitPing(ByteBuffer data);
+        /** The frame cannot be written: {@code x} says why (an IOException when the connection failed). */
+        void failed(Throwable x);
+    }
 
-    /** Starts writing a pong with {@code data}; completes as {@link #transmit} does. */
-    protected abstract CompletableFuture<Void> transmitPong(ByteBuffer data);
+    /**
+     * Starts writing {@code message}, a String as a text message or a ByteBuffer as a binary one,
+     * and tells {@code done} when it ends.
+     *
+     * @throws IllegalStateException if the connection is not open yet (then {@code done} is not told)
+     */
+    protected abstract void transmit(Object message, Written done);
+
+    /** Starts writing a ping with {@code data}; tells {@code done} as {@link #transmit} does. */
+    protected abstract void transmitPing(ByteBuffer data, Written done);
+
+    /** Starts writing a pong with {@code data}; tells {@code done} as {@link #transmit} does. */
+    protected abstract void transmitPong(ByteBuffer data, Written done);
 
     /** Starts closing the connection with {@code code} and {@code reason}, if it is open; does not block. */
     protected abstract void closeTransport(int code, String reason);
@@ -269,15 +290,28 @@ public abstract class RingWebSocket {
                 "WebSocket data must be a ByteBuffer or byte array; got " + RingResponse.describe(data));
     }
 
-    private static void await(CompletableFuture<Void> done) throws IOException {
-        try {
-            done.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while sending on the WebSocket");
-        } catch (ExecutionException e) {
-            Throwable c = e.getCause();
-            throw c instanceof IOException io ? io : new IOException("the WebSocket send failed: " + c, c);
+    /** A write that a blocking send waits for. */
+    private static final class Awaited extends CompletableFuture<Void> implements Written {
+        @Override
+        public void succeeded() {
+            complete(null);
+        }
+
+        @Override
+        public void failed(Throwable x) {
+            completeExceptionally(x);
+        }
+
+        void await() throws IOException {
+            try {
+                get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while sending on the WebSocket");
+            } catch (ExecutionException e) {
+                Throwable c = e.getCause();
+                throw c instanceof IOException io ? io : new IOException("the WebSocket send failed: " + c, c);
+            }
         }
     }
 }

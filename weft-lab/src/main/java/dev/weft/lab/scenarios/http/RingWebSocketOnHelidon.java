@@ -18,7 +18,6 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * Issue 25's prototype of weft-ring's WebSocket on Helidon SE 4.5 (decision 0880): one
@@ -172,9 +171,6 @@ final class RingWebSocketOnHelidon implements WsListener {
     /** weft-ring's socket value on a Helidon session. */
     private static final class Socket extends RingWebSocket {
 
-        /** Every send completes before it returns: Helidon's sends block until written. */
-        private static final CompletableFuture<Void> WRITTEN = CompletableFuture.completedFuture(null);
-
         private final WsSession session;
         private volatile boolean open = true;
 
@@ -210,31 +206,32 @@ final class RingWebSocketOnHelidon implements WsListener {
         }
 
         @Override
-        protected CompletableFuture<Void> transmit(Object message) {
+        protected void transmit(Object message, Written done) {
             try {
                 if (message instanceof String text) {
                     session.send(text, true);
                 } else {
                     session.send(BufferData.create(array((ByteBuffer) message)), true);
                 }
-                return WRITTEN;
             } catch (RuntimeException e) {
-                return failed(e);
+                done.failed(ioException(e));
+                return;
             }
+            done.succeeded();
         }
 
         @Override
-        protected CompletableFuture<Void> transmitPing(ByteBuffer data) {
-            return control(true, data);
+        protected void transmitPing(ByteBuffer data, Written done) {
+            control(true, data, done);
         }
 
         @Override
-        protected CompletableFuture<Void> transmitPong(ByteBuffer data) {
-            return control(false, data);
+        protected void transmitPong(ByteBuffer data, Written done) {
+            control(false, data, done);
         }
 
         /** Writes a ping (or else a pong) with {@code data}. */
-        private CompletableFuture<Void> control(boolean ping, ByteBuffer data) {
+        private void control(boolean ping, ByteBuffer data, Written done) {
             try {
                 BufferData bytes = BufferData.create(array(data));
                 if (ping) {
@@ -242,10 +239,11 @@ final class RingWebSocketOnHelidon implements WsListener {
                 } else {
                     session.pong(bytes);
                 }
-                return WRITTEN;
             } catch (RuntimeException e) {
-                return failed(e);
+                done.failed(ioException(e));
+                return;
             }
+            done.succeeded();
         }
 
         @Override
@@ -267,11 +265,8 @@ final class RingWebSocketOnHelidon implements WsListener {
         }
 
         /** A send Helidon refused, as the IOException {@link RingWebSocket#send} promises. */
-        private static CompletableFuture<Void> failed(RuntimeException e) {
-            return CompletableFuture.failedFuture(
-                    e.getCause() instanceof IOException io
-                            ? io
-                            : new IOException("the WebSocket send failed: " + e, e));
+        private static IOException ioException(RuntimeException e) {
+            return e.getCause() instanceof IOException io ? io : new IOException("the WebSocket send failed: " + e, e);
         }
     }
 }
