@@ -18,9 +18,10 @@
   All but dynamic-var-1-binding run in that same loaded-code environment. Every run starts
   its tasks from a virtual thread of its own, as a request handler on weft-ring does (decision
   0879). Every variant is
-  warmed up by time, then rounds run. A round interleaves the variants run by run: cycles in
+  warmed up by time, alone and then all of them interleaved as the rounds run them (decision
+  0882), then rounds run. A round interleaves the variants run by run: cycles in
   which every variant runs once, in a new random order each cycle, until the round has lasted
-  at least 2 s (quick); a variant's figure in a round is the mean time of its runs in it (as a
+  at least 1 s (quick); a variant's figure in a round is the mean time of its runs in it (as a
   JMH iteration's), with the collector's pauses charged by allocation rather than to the run
   they fell in (`round-figures`), and the variant reports its median round, comparable with the article's
   means (the fastest round and every round are kept as extras). Interleaving run by run, not
@@ -196,14 +197,17 @@
 (defn- round!
   "One round: cycles in which every variant runs once, in a new random order each cycle, until
   at least `min-cycles` ran and the round has lasted `length` (a Duration). Each run is in its
-  variant's memory window. Returns {name [timed-run's map of each run]}."
-  [^ScenarioContext ctx variants n min-cycles ^Duration length]
+  variant's memory window when `measured?` (a warm-up round's runs are not). Returns
+  {name [timed-run's map of each run]}."
+  [^ScenarioContext ctx variants n min-cycles ^Duration length measured?]
   (let [end (+ (System/nanoTime) (.toNanos length))]
     (loop [runs {} cycles 0]
       (if (and (>= cycles min-cycles) (>= (System/nanoTime) end))
         runs
         (recur (reduce (fn [runs [name frame f]]
-                         (let [run (with-open [_ (.measuring ctx name)]
+                         (let [run (if measured?
+                                     (with-open [_ (.measuring ctx name)]
+                                       (timed-run frame f n))
                                      (timed-run frame f n))]
                            (update runs name (fnil conj []) run)))
                        runs (shuffle variants))
@@ -242,15 +246,23 @@
         ;; (--full runs 500,000).
         n (lab/size ctx 2000 50000 article-size)
         ;; Warm-up by time, as JMH does: every variant's path compiled, whatever the machine's speed.
-        warmup (Duration/ofMillis (lab/size ctx 0 1000 3000))
+        ;; Each variant alone first (its scheduler sampled), then all of them interleaved as a
+        ;; round runs them: warmed alone only, the JIT went on compiling and deoptimizing through
+        ;; the first measured rounds (the variants' mixed profiles, the round's own code), and
+        ;; whole rounds ran up to 2x slow (decision 0882).
+        warmup (Duration/ofMillis (lab/size ctx 0 500 3000))
+        mixed-warmup (Duration/ofMillis (lab/size ctx 0 3000 5000))
         ;; A round lasts at least this long, its variants interleaved run by run: with one batch of
         ;; 300 ms per variant and round, each after a System/gc that let G1 shrink the heap (one
         ;; young collection per run), the paired ratios spread 0.6x-1.7x over 13-14 rounds on an
-        ;; idle machine, and whole rounds ran slower together (issue 26, decision 0808).
-        round-length (Duration/ofMillis (lab/size ctx 0 2000 5000))
-        min-cycles (lab/size ctx 1 4 8)
+        ;; idle machine, and whole rounds ran slower together (issue 26, decision 0808). Quick
+        ;; rounds of 1 s (3-5 cycles), not 2 s: twice the rounds in the same time, and at 12 the
+        ;; sign test's interval leaves out the 2 highest and lowest, where at 7 it was the whole
+        ;; range (decision 0882).
+        round-length (Duration/ofMillis (lab/size ctx 0 1000 5000))
+        min-cycles (lab/size ctx 1 3 8)
         ;; At least this many paired rounds; more while a goal is inconclusive and the budget allows.
-        [min-rounds max-rounds] (lab/size ctx [1 1] [7 24] [12 40])
+        [min-rounds max-rounds] (lab/size ctx [1 1] [12 30] [12 40])
         counts (binding-counts)
         repl-count (:loaded counts)
         one-count (binding [*context* context-data] (count (get-thread-bindings)))
@@ -274,7 +286,8 @@
     (lab/limit-note! ctx (str "the floor is the explicit argument in this run: no context mechanism beats passing"
                               " the value, so every variant's floor is explicit-arg's median time here and its ratio"
                               " is its slowdown against an argument (x the floor, lower is better)"))
-    (lab/progress! ctx n " tasks per run, " (.toMillis warmup) " ms of warm-up per variant, then " min-rounds "-"
+    (lab/progress! ctx n " tasks per run, " (.toMillis warmup) " ms of warm-up per variant, " (.toMillis mixed-warmup)
+                   " ms of them interleaved, then " min-rounds "-"
                    max-rounds " rounds of at least " (.toMillis round-length) " ms, the variants interleaved run by"
                    " run (the median round is reported); context kept in " (Context/implementation))
     (check-mdc-mirror!)
@@ -285,6 +298,10 @@
       (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))]
         (try (on-virtual-thread #(in-frame frame (fn [] (Iterations/warmUp warmup (fn [] (f n))))))
              (finally (swap! samplers assoc name (.stop sampler))))))
+    ;; The variants interleaved, unmeasured, from the heap the rounds start from.
+    (when (pos? (.toMillis mixed-warmup))
+      (System/gc)
+      (round! ctx runnable n 1 mixed-warmup false))
     (let [figures (fn [name] (or (@times name) []))
           ratios (fn [a b] (reify java.util.function.Supplier
                              (get [_] (vec (map / (figures a) (figures b))))))
@@ -296,7 +313,7 @@
       (while (.another rounds)
         ;; one collection per round, outside every run: each round starts from the same heap
         (System/gc)
-        (let [runs (round! ctx runnable n min-cycles round-length)
+        (let [runs (round! ctx runnable n min-cycles round-length true)
               figures (round-figures runs)]
           (doseq [[name _ _] runnable]
             (swap! times update name (fnil conj []) (figures name))
