@@ -11,9 +11,17 @@ import org.eclipse.jetty.websocket.api.Session;
 /**
  * A {@link RingWebSocket} on Jetty's WebSocket session: weft-ring's core. Jetty calls its
  * {@link Session.Listener} methods on its own threads; each event is queued and the queue is run by
- * one virtual thread at a time (started when none runs), so the listener's calls keep their order
- * and never run at once. Jetty reads the next frame only on explicit demand, asked for once the
- * listener has returned from the previous message: the flow control {@link RingWebSocket} promises.
+ * one virtual thread at a time, so the listener's calls keep their order and never run at once.
+ * Jetty reads the next frame only on explicit demand, asked for once the listener has returned from
+ * the previous message: the flow control {@link RingWebSocket} promises.
+ *
+ * <p>Which virtual thread runs the queue: a message or a pong that Jetty hands over on a virtual
+ * thread (weft-ring's own, the executor Jetty reads with) is run right there when no other thread
+ * is running the queue, since that thread may block and Jetty needs it for nothing else until the
+ * next demand; otherwise, and always for the open, error and close events (which Jetty calls from
+ * inside its upgrade and close handling), a new virtual thread of weft-ring's starts to run it.
+ * Starting a thread per message was the largest part of what weft-ring's echo cost over Jetty's
+ * own (decision 0883).
  *
  * <p>Public only because Jetty calls a listener's methods through method handles, which need a
  * public class; applications use the socket as a {@link RingWebSocket} and cannot make one.
@@ -106,7 +114,8 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
 
     @Override
     public void onWebSocketText(String message) {
-        deliver(() -> deliverMessage(message), true);
+        enqueue(() -> deliverMessage(message), true);
+        drainHere();
     }
 
     @Override
@@ -119,7 +128,7 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
                 demand();
             }
         });
-        drain();
+        drainHere();
     }
 
     @Override
@@ -131,7 +140,8 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
     @Override
     public void onWebSocketPong(ByteBuffer payload) {
         ByteBuffer copy = copy(payload);
-        deliver(() -> deliverPong(copy), true);
+        enqueue(() -> deliverPong(copy), true);
+        drainHere();
     }
 
     @Override
@@ -152,7 +162,14 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
         return ByteBuffer.allocate(payload.remaining()).put(payload.duplicate()).flip();
     }
 
+    /** Queues {@code call} and has a new virtual thread run the queue unless one is running it. */
     private void deliver(Runnable call, boolean thenDemand) {
+        enqueue(call, thenDemand);
+        drain();
+    }
+
+    /** Queues {@code call}, followed by a demand for the next frame when {@code thenDemand}. */
+    private void enqueue(Runnable call, boolean thenDemand) {
         events.add(() -> {
             try {
                 call.run();
@@ -162,7 +179,6 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
                 }
             }
         });
-        drain();
     }
 
     private void demand() {
@@ -172,10 +188,23 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
         }
     }
 
-    /** Runs the queued events one at a time on a virtual thread, started when none is running. */
+    /** Runs the queued events one at a time on a new virtual thread, when no thread is running them. */
     private void drain() {
         if (draining.compareAndSet(false, true)) {
             owner.threads.newThread(this::runEvents).start();
+        }
+    }
+
+    /**
+     * Runs the queued events on this thread when it is virtual and no thread is running them
+     * (Jetty handed a frame's event over on it), else as {@link #drain}. A listener that blocks
+     * then blocks this thread, which Jetty does not need again before the next demand.
+     */
+    private void drainHere() {
+        if (!Thread.currentThread().isVirtual()) {
+            drain();
+        } else if (draining.compareAndSet(false, true)) {
+            runEvents();
         }
     }
 
