@@ -298,9 +298,8 @@
       (let [sampler (SchedulerSampler/start (Duration/ofMillis 50))]
         (try (on-virtual-thread #(in-frame frame (fn [] (Iterations/warmUp warmup (fn [] (f n))))))
              (finally (swap! samplers assoc name (.stop sampler))))))
-    ;; The variants interleaved, unmeasured, from the heap the rounds start from.
+    ;; The variants interleaved, unmeasured.
     (when (pos? (.toMillis mixed-warmup))
-      (System/gc)
       (round! ctx runnable n 1 mixed-warmup false))
     (let [figures (fn [name] (or (@times name) []))
           ratios (fn [a b] (reify java.util.function.Supplier

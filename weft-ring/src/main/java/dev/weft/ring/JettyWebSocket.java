@@ -114,21 +114,18 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
 
     @Override
     public void onWebSocketText(String message) {
-        enqueue(() -> deliverMessage(message), true);
-        drainHere();
+        deliverHere(() -> deliverMessage(message));
     }
 
     @Override
     public void onWebSocketBinary(ByteBuffer payload, Callback callback) {
-        events.add(() -> {
+        deliverHere(() -> {
             try {
                 deliverMessage(payload);
             } finally {
-                callback.succeed();
-                demand();
+                callback.succeed(); // Jetty's buffer goes back before the next frame is demanded
             }
         });
-        drainHere();
     }
 
     @Override
@@ -140,8 +137,7 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
     @Override
     public void onWebSocketPong(ByteBuffer payload) {
         ByteBuffer copy = copy(payload);
-        enqueue(() -> deliverPong(copy), true);
-        drainHere();
+        deliverHere(() -> deliverPong(copy));
     }
 
     @Override
@@ -168,6 +164,21 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
         drain();
     }
 
+    /**
+     * Queues a frame's {@code call}, followed by a demand for the next frame, and runs the queue on
+     * this thread when it is virtual and no thread is running it (Jetty handed the frame over on
+     * it), else as {@link #deliver}. A listener that blocks then blocks this thread, which Jetty
+     * does not need again before the next demand.
+     */
+    private void deliverHere(Runnable call) {
+        enqueue(call, true);
+        if (!Thread.currentThread().isVirtual()) {
+            drain();
+        } else if (draining.compareAndSet(false, true)) {
+            runEvents();
+        }
+    }
+
     /** Queues {@code call}, followed by a demand for the next frame when {@code thenDemand}. */
     private void enqueue(Runnable call, boolean thenDemand) {
         events.add(() -> {
@@ -192,19 +203,6 @@ public final class JettyWebSocket extends RingWebSocket implements Session.Liste
     private void drain() {
         if (draining.compareAndSet(false, true)) {
             owner.threads.newThread(this::runEvents).start();
-        }
-    }
-
-    /**
-     * Runs the queued events on this thread when it is virtual and no thread is running them
-     * (Jetty handed a frame's event over on it), else as {@link #drain}. A listener that blocks
-     * then blocks this thread, which Jetty does not need again before the next demand.
-     */
-    private void drainHere() {
-        if (!Thread.currentThread().isVirtual()) {
-            drain();
-        } else if (draining.compareAndSet(false, true)) {
-            runEvents();
         }
     }
 
