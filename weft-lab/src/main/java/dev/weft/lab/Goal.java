@@ -31,6 +31,9 @@ import java.util.Objects;
  * @param interval  the confidence interval the verdict was decided on ({@code low = high = measured}
  *                  for a single figure), or null in a result written before it existed
  * @param roundsUsed how many rounds the verdict took: the size of {@code perRound}, or 1 for a single figure
+ * @param roundsNeeded for an inconclusive goal, about how many rounds would decide it if more spread as
+ *                  these do ({@link Confidence#roundsToDecide}); null when decided, not judged, on a
+ *                  single figure, or where no estimate can be made (a median on the target)
  */
 public record Goal(
         String name,
@@ -43,7 +46,8 @@ public record Goal(
         List<Double> perRound,
         Spread spread,
         Confidence.Interval interval,
-        Integer roundsUsed) {
+        Integer roundsUsed,
+        Long roundsNeeded) {
 
     /** The figure must not exceed the target. */
     public static final String AT_MOST = "at_most";
@@ -113,7 +117,12 @@ public record Goal(
                 perRound,
                 spread,
                 interval,
-                rounds ? perRound.size() : 1);
+                rounds ? perRound.size() : 1,
+                INCONCLUSIVE.equals(verdict) && rounds ? boxed(Confidence.roundsToDecide(perRound, target)) : null);
+    }
+
+    private static Long boxed(java.util.OptionalLong n) {
+        return n.isPresent() ? n.getAsLong() : null;
     }
 
     /**
@@ -151,6 +160,21 @@ public record Goal(
             case INCONCLUSIVE -> "inconclusive";
             default -> "not judged (smoke run)";
         };
+    }
+
+    /**
+     * What a reader is told after an inconclusive verdict: {@code " (about N rounds at this
+     * spread would decide it)"}, or {@code ""} without an estimate.
+     */
+    public String roundsNeededText() {
+        if (roundsNeeded == null) {
+            return "";
+        }
+        return String.format(
+                java.util.Locale.ROOT,
+                " (%s %,d rounds at this spread would decide it)",
+                roundsNeeded >= Confidence.MOST_ROUNDS_ESTIMATED ? "at least" : "about",
+                roundsNeeded);
     }
 
     /** True when the goal was judged and its interval straddles the target. */

@@ -12,10 +12,13 @@ import java.util.function.Supplier;
  * allows (decision 0804); get one from {@link ScenarioContext#rounds(int, int)}.
  *
  * <p>Before each round, {@link #another()} says whether to run it: always up to the minimum; past
- * it, only while some watched goal's {@link Confidence} interval still straddles its target, the
- * maximum is not reached, and the last round's length fits before the scenario's deadline (its
- * budget from its JVM's start, less {@link #reserve(Duration)} for what the scenario does after
- * the rounds). Not thread-safe: one scenario thread drives it.
+ * it, only while some watched goal's {@link Confidence} interval still straddles its target and
+ * the rounds up to the next count whose interval can be narrower ({@link
+ * Confidence#roundsToNarrow}: 9 after 6, 12 after 9) are within the maximum and fit before the
+ * scenario's deadline (one of them as long as the longest round so far, the others as the mean) (its budget from its JVM's start, less
+ * {@link #reserve(Duration)} for what the scenario does after the rounds). A round short of that
+ * count cannot decide a goal, only spend the budget (decision 0884). Not thread-safe: one
+ * scenario thread drives it.
  */
 public final class Rounds {
 
@@ -28,6 +31,7 @@ public final class Rounds {
     private int count;
     private long lastStart;
     private long longest;
+    private long total; // of the rounds that ended
 
     private record Watched(String direction, double target, Supplier<List<Double>> perRound) {}
 
@@ -77,14 +81,18 @@ public final class Rounds {
         long now = System.nanoTime();
         if (count > 0) {
             longest = Math.max(longest, now - lastStart);
+            total += now - lastStart;
         }
-        boolean run = count < minimum || (count < maximum && undecided() && fits());
+        int step = Confidence.roundsToNarrow(count);
+        boolean run = count < minimum || (step <= maximum && undecided() && fits(step - count));
         if (run) {
             if (count >= minimum) {
                 ctx.progress(String.format(
                         Locale.ROOT,
-                        "round %d: a goal is still inconclusive; one more round" + " (at most %d)",
+                        "round %d: a goal is still inconclusive; one more round (toward %d, where its interval"
+                                + " can narrow; at most %d)",
                         count + 1,
+                        step,
                         maximum));
             }
             count++;
@@ -111,11 +119,17 @@ public final class Rounds {
         return false;
     }
 
-    private boolean fits() {
+    /**
+     * True when {@code rounds} more end before the deadline less the reserve: one as long as the
+     * longest so far, the others as long as the rounds' mean (one slow round should not count
+     * three times over when three are needed).
+     */
+    private boolean fits(int rounds) {
         if (deadline == null) {
             return false;
         }
-        Instant next = Instant.now().plusNanos(longest).plus(reserve);
-        return !next.isAfter(deadline);
+        long mean = count == 0 ? 0 : total / count;
+        Instant end = Instant.now().plusNanos(longest + (rounds - 1) * mean).plus(reserve);
+        return !end.isAfter(deadline);
     }
 }

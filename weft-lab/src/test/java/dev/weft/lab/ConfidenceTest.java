@@ -3,6 +3,7 @@ package dev.weft.lab;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -55,5 +56,53 @@ class ConfidenceTest {
         assertEquals(
                 Goal.NOT_JUDGED,
                 Goal.judge("g", "x", 1.035, 1.10, Goal.AT_MOST, rounds, false).verdict());
+    }
+
+    @Test
+    void theIntervalNarrowsOnlyWhereItsOrderIndexGrows() {
+        assertEquals(9, Confidence.roundsToNarrow(6), "6 to 8 figures: the whole range");
+        assertEquals(9, Confidence.roundsToNarrow(8));
+        assertEquals(12, Confidence.roundsToNarrow(9), "9 to 11: the 2nd to the (n-1)th");
+        assertEquals(9, Confidence.roundsToNarrow(2), "fewer than 6 reach 95% only over the whole range too");
+        assertEquals(15, Confidence.roundsToNarrow(12));
+        assertThrows(IllegalArgumentException.class, () -> Confidence.roundsToNarrow(-1));
+        // what roundsToNarrow promises: with k unchanged, more figures never narrow the interval
+        List<Double> nine = List.of(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0);
+        Confidence.Interval at9 = Confidence.median(nine);
+        Confidence.Interval at10 = Confidence.median(List.of(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 5.0));
+        assertEquals(List.of(2.0, 8.0), List.of(at9.low(), at9.high()));
+        assertEquals(List.of(2.0, 8.0), List.of(at10.low(), at10.high()), "a 10th figure in the middle: as wide");
+    }
+
+    @Test
+    void anInconclusiveGoalSaysAboutHowManyRoundsWouldDecideIt() {
+        // logs of 0.97..1.03 around a median of 1.00: spread 1.4826 x MAD 0.01005; 0.5% from the target
+        List<Double> five = List.of(1.03, 0.97, 1.00, 1.01, 0.99);
+        assertEquals(54, Confidence.roundsToDecide(five, 0.995).orElseThrow());
+        // 2% from the target the same spread decides in fewer rounds than ran: one more, at least
+        assertEquals(6, Confidence.roundsToDecide(five, 0.98).orElseThrow());
+        // further from the target, fewer rounds: the estimate falls as the square of the distance
+        assertEquals(
+                211,
+                Confidence.roundsToDecide(List.of(0.97, 0.99, 1.00, 1.01, 1.03, 1.05), 1.0)
+                        .orElseThrow());
+        assertTrue(Confidence.roundsToDecide(five, 1.00).isEmpty(), "a median on its target: no number decides it");
+        assertTrue(Confidence.roundsToDecide(List.of(0.9, 1.1), 1.2).isEmpty(), "fewer than 3 rounds");
+        assertTrue(Confidence.roundsToDecide(List.of(1.0, 1.0, 1.0), 1.2).isEmpty(), "no spread");
+        assertTrue(Confidence.roundsToDecide(List.of(0.0, 1.0, 2.0), 1.2).isEmpty(), "a figure that is not positive");
+        assertEquals(
+                Confidence.MOST_ROUNDS_ESTIMATED,
+                Confidence.roundsToDecide(List.of(0.5, 1.0, 1.0000001, 2.0), 1.0000001)
+                        .orElseThrow(),
+                "capped");
+
+        Goal straddles = Goal.judge("g", "x", 1.00, 0.995, Goal.AT_LEAST, five, true);
+        assertEquals(Goal.INCONCLUSIVE, straddles.verdict());
+        assertEquals(54L, straddles.roundsNeeded());
+        assertEquals(" (about 54 rounds at this spread would decide it)", straddles.roundsNeededText());
+        Goal met = Goal.judge("g", "x", 1.00, 0.90, Goal.AT_LEAST, five, true);
+        assertNull(met.roundsNeeded(), "decided");
+        assertEquals("", met.roundsNeededText());
+        assertNull(Goal.judge("g", "x", 1.00, 0.995, Goal.AT_LEAST, five, false).roundsNeeded(), "not judged");
     }
 }

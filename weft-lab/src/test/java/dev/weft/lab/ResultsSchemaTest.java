@@ -164,6 +164,8 @@ class ResultsSchemaTest {
         JsonNode straddles = goals.get(2);
         assertEquals("inconclusive", straddles.get("verdict").asText());
         assertTrue(straddles.get("met").isNull());
+        assertTrue(straddles.get("rounds_needed").isNull(), "its median sits on the target: no estimate");
+        assertTrue(paired.get("rounds_needed").isNull(), "a decided goal needs no more rounds");
     }
 
     @Test

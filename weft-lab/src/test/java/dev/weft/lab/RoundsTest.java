@@ -63,6 +63,24 @@ class RoundsTest {
     }
 
     @Test
+    void runsNoRoundThatCannotNarrowTheInterval() {
+        List<Double> num = new ArrayList<>();
+        List<Double> den = new ArrayList<>();
+        // 6 to 8 rounds all have the whole range as their interval: a 7th and 8th can only widen it
+        Rounds upTo8 = ctx(Mode.QUICK, 3_600).rounds(6, 8).watch(Goal.AT_MOST, 1.1, num, den);
+        assertEquals(6, run(upTo8, num, den, 0.9, 1.2));
+        num.clear();
+        den.clear();
+        // up to 10: the 9th narrows it (2nd to 8th figure), a 10th could not narrow it further
+        Rounds upTo10 = ctx(Mode.QUICK, 3_600).rounds(6, 10).watch(Goal.AT_MOST, 1.1, num, den);
+        assertEquals(9, run(upTo10, num, den, 0.9, 1.2));
+        assertEquals(
+                true,
+                progress.toString().contains("round 7: a goal is still inconclusive; one more round (toward 9,"),
+                progress.toString());
+    }
+
+    @Test
     void noMoreRoundsInSmokeRunsNorWithoutABudget() {
         List<Double> num = new ArrayList<>();
         List<Double> den = new ArrayList<>();

@@ -196,6 +196,7 @@ public final class HtmlReport {
                         .append(esc(Table.goalInterval(g)))
                         .append(", ")
                         .append(g.failed() ? "<b class=\"failed\">✗ NOT met</b>" : esc(g.verdictText()))
+                        .append(esc(g.roundsNeededText()))
                         .append("</li>");
             }
             s.append("</ul>\n");

@@ -87,6 +87,7 @@ public final class MarkdownReport {
                         .append(Table.goalInterval(g))
                         .append(", ")
                         .append(g.failed() ? "**NOT met**" : g.verdictText())
+                        .append(g.roundsNeededText())
                         .append('\n');
             }
             if (!r.goals().isEmpty()) {

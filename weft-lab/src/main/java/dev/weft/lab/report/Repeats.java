@@ -51,7 +51,11 @@ public final class Repeats {
                                 ? "-"
                                 : g.verdictText() + " " + Table.goalFigure(g.measured(), g.unit()) + " ["
                                         + Table.goalInterval(g)
-                                        + (g.roundsUsed() == null ? "" : ", " + g.roundsUsed() + " rounds") + "]");
+                                        + (g.roundsUsed() == null ? "" : ", " + g.roundsUsed() + " rounds")
+                                        + (g.roundsNeeded() == null
+                                                ? ""
+                                                : String.format(Locale.ROOT, ", ~%,d needed", g.roundsNeeded()))
+                                        + "]");
             }
             boolean allDecided = cells.stream().allMatch(g -> g != null && g.met() != null);
             boolean same =

@@ -216,6 +216,7 @@ public final class TextReport {
                     .append(Table.goalInterval(g))
                     .append(", ")
                     .append(g.verdictText())
+                    .append(g.roundsNeededText())
                     .append('\n');
         }
         if (r.limitNote() != null) {

@@ -45,6 +45,9 @@ class RepeatsTest {
                 text.contains("met 1.000x [1.010x to 1.030x (75%), 3 rounds]"),
                 "verdict, median, interval, rounds: " + text);
         assertTrue(text.contains("(not all decided)"), "the inconclusive switch goal: " + text);
+        assertTrue(
+                text.contains("inconclusive 0.062x [0.060x to 0.065x (75%), 3 rounds, ~743 needed]"),
+                "an inconclusive goal with the rounds that would decide it (decision 0884): " + text);
     }
 
     @Test

@@ -106,6 +106,13 @@ class ReportTest {
         assertTrue(
                 lines.stream().anyMatch(l -> l.startsWith("switch ") && l.endsWith("  inconclusive")),
                 "an interval that straddles the target decides nothing: " + text);
+        String estimate = "inconclusive (about 743 rounds at this spread would decide it)";
+        assertTrue(
+                text.contains("  goal: virtual-handoff at most 0.0625x platform-handoff's time (per round): ")
+                        && text.contains(estimate),
+                "an inconclusive goal's line says how far it is from a verdict (decision 0884): " + text);
+        assertTrue(MarkdownReport.render(lab).contains(estimate), "and so does report.md");
+        assertTrue(HtmlReport.render(lab).contains(estimate), "and report.html");
         assertTrue(text.contains("  http did not run to the end: FAILED"), text);
         assertTrue(
                 text.contains("  the machine was BUSY when context started: other processes used 1.4 of its 2 cores"
