@@ -2,6 +2,7 @@ package dev.weft.lab;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * The confidence interval a goal is decided on: the distribution-free interval for the median of
@@ -101,21 +102,21 @@ public final class Confidence {
      *     not positive, figures that do not spread, or a median on the target itself (no number of
      *     rounds decides that)
      */
-    public static java.util.OptionalLong roundsToDecide(List<Double> figures, double target) {
+    public static OptionalLong roundsToDecide(List<Double> figures, double target) {
         if (figures.size() < 3 || !(target > 0) || figures.stream().anyMatch(f -> !(f > 0) || !Double.isFinite(f))) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
-        double[] logs = figures.stream().mapToDouble(Math::log).sorted().toArray();
-        double median = middle(logs);
-        double[] deviations =
-                Arrays.stream(logs).map(l -> Math.abs(l - median)).sorted().toArray();
-        double spread = 1.4826 * middle(deviations);
+        double[] logs = figures.stream().mapToDouble(Math::log).toArray();
+        double median = Stats.median(logs);
+        double spread = 1.4826
+                * Stats.median(
+                        Arrays.stream(logs).map(l -> Math.abs(l - median)).toArray());
         double gap = Math.abs(median - Math.log(target));
         if (spread == 0 || gap == 0) {
-            return java.util.OptionalLong.empty();
+            return OptionalLong.empty();
         }
         double n = Math.ceil(Math.pow(HALF_WIDTH_IN_SPREADS * spread / gap, 2));
-        return java.util.OptionalLong.of(Math.max(figures.size() + 1L, (long) Math.min(n, MOST_ROUNDS_ESTIMATED)));
+        return OptionalLong.of(Math.max(figures.size() + 1L, (long) Math.min(n, MOST_ROUNDS_ESTIMATED)));
     }
 
     /** The sign test's 95% half-width in standard deviations times sqrt(n): 1.96 x sqrt(pi / 2). */
@@ -123,12 +124,6 @@ public final class Confidence {
 
     /** Where {@link #roundsToDecide} stops counting: beyond it the figure says only "far too many". */
     public static final long MOST_ROUNDS_ESTIMATED = 1_000_000;
-
-    /** The median of sorted values. */
-    private static double middle(double[] sorted) {
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-    }
 
     /** P(B <= k) for B binomial(n, 1/2). */
     static double binomialCdf(int n, int k) {

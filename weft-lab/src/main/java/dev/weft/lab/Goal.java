@@ -1,7 +1,9 @@
 package dev.weft.lab;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * One goal of a scenario and its verdict, as {@code results.json} carries it (see
@@ -121,7 +123,7 @@ public record Goal(
                 INCONCLUSIVE.equals(verdict) && rounds ? boxed(Confidence.roundsToDecide(perRound, target)) : null);
     }
 
-    private static Long boxed(java.util.OptionalLong n) {
+    private static Long boxed(OptionalLong n) {
         return n.isPresent() ? n.getAsLong() : null;
     }
 
@@ -171,7 +173,7 @@ public record Goal(
             return "";
         }
         return String.format(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 " (%s %,d rounds at this spread would decide it)",
                 roundsNeeded >= Confidence.MOST_ROUNDS_ESTIMATED ? "at least" : "about",
                 roundsNeeded);

@@ -15,10 +15,10 @@ import java.util.function.Supplier;
  * it, only while some watched goal's {@link Confidence} interval still straddles its target and
  * the rounds up to the next count whose interval can be narrower ({@link
  * Confidence#roundsToNarrow}: 9 after 6, 12 after 9) are within the maximum and fit before the
- * scenario's deadline (one of them as long as the longest round so far, the others as the mean) (its budget from its JVM's start, less
- * {@link #reserve(Duration)} for what the scenario does after the rounds). A round short of that
- * count cannot decide a goal, only spend the budget (decision 0884). Not thread-safe: one
- * scenario thread drives it.
+ * scenario's deadline: its budget from its JVM's start, less {@link #reserve(Duration)} for what
+ * the scenario does after the rounds, counting one of them as long as the longest round so far and
+ * the others as the rounds' mean. A round short of that count cannot decide a goal, only spend the
+ * budget (decision 0884). Not thread-safe: one scenario thread drives it.
  */
 public final class Rounds {
 

@@ -41,7 +41,8 @@ public final class SwitchScenario implements Scenario {
     public void run(ScenarioContext ctx) throws Exception {
         int virtualSwitches = ctx.size(2_000, 200_000, 1_000_000);
         // 10,000 in quick mode (was 20,000): a platform hand-off cost 4 us on the machine the budget
-        // was set on and 26-45 us a switch on a later 2-core VM (a wake-up of an idle vCPU), where
+        // was set on and 26-45 us a switch on a later 2-core VM (likely an idle vCPU's wake-up; not measured apart),
+        // where
         // 20,000 took 0.5-0.9 s a round and the scenario 9-13 s of its 8.
         int platformSwitches = ctx.size(200, 10_000, 100_000);
         int warmups = ctx.size(1, 2, 3);
